@@ -1,0 +1,37 @@
+# The two commands of the README: `make bench` and `make test`. Everything else is set-up.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The Swift toolchain lives outside the default PATH on some machines.
+SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
+export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
+
+.PHONY: setup build bench test test-python test-swift clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+build: setup
+	$(BIN)/concbench build
+
+bench: build
+	$(BIN)/concbench run --size quick
+
+test: test-python test-swift
+
+test-python: setup
+	$(BIN)/python -m pytest -q
+
+# The Swift package's own kernel tests; skipped with a note where no Swift toolchain is installed.
+test-swift:
+	@if command -v swift >/dev/null 2>&1; then cd impls/swift && swift test; \
+	else echo "swift not found: impls/swift's own tests skipped"; fi
+
+clean:
+	rm -rf $(VENV) build impls/swift/.build

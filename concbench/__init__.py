@@ -1,0 +1,1 @@
+"""concbench: a workbench for measuring concurrency models."""

@@ -1,0 +1,5 @@
+"""`python -m concbench` is the `concbench` command."""
+
+from .cli import main
+
+main()

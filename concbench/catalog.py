@@ -1,0 +1,225 @@
+"""Reads benchmarks/*.toml and impls/*/impl.toml into plain, immutable data."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import CatalogError
+
+SIZE_SETS = ("test", "quick", "paper")
+
+
+def project_root() -> Path:
+    """The folder holding benchmarks/ and impls/: $CONCBENCH_ROOT, the working folder, or the checkout."""
+    env = os.environ.get("CONCBENCH_ROOT")
+    if env:
+        return Path(env).resolve()
+    cwd = Path.cwd()
+    if (cwd / "benchmarks").is_dir() and (cwd / "impls").is_dir():
+        return cwd
+    return Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class SizePoint:
+    """One parameter value of a size set, with the options that go with it."""
+
+    param: str
+    options: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class SizeSet:
+    name: str
+    points: tuple[SizePoint, ...]
+    iterations: int
+    warmup: int
+    deadline_s: float | None
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    id: str
+    title: str
+    origin: str
+    category: str
+    spec: str
+    param_name: str
+    sizes: dict[str, SizeSet]
+    references: dict[str, tuple[str, ...]]
+    may_stall_models: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
+
+    def reference_for(self, param: str, iteration: int) -> str | None:
+        """The expected result, or None when the spec gives none for this parameter.
+
+        A list of references cycles with the iteration index (matmul's four seeds)."""
+        values = self.references.get(param)
+        if not values:
+            return None
+        return values[iteration % len(values)]
+
+    def param_order(self, param: str) -> tuple[int, float | str]:
+        """Sort key so that 'larger sizes' can be skipped after a timeout."""
+        try:
+            return (0, float(param))
+        except ValueError:
+            return (1, param)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """`<language>/<model>`: one model of one implementation."""
+
+    language: str
+    model: str
+    description: str
+    shapes: dict[str, tuple[str, ...]]  # benchmark id -> shapes, the faithful one first
+
+    @property
+    def name(self) -> str:
+        return f"{self.language}/{self.model}"
+
+    def serves(self, benchmark_id: str) -> bool:
+        return benchmark_id in self.shapes
+
+
+@dataclass(frozen=True)
+class Implementation:
+    language: str
+    title: str
+    folder: Path
+    executable: str
+    command: tuple[str, ...]
+    env: dict[str, str]
+    requires: tuple[str, ...]
+    install_hint: str
+    build_command: tuple[str, ...]
+    version_command: tuple[str, ...]
+    variants: tuple[Variant, ...]
+    hidden: bool = False
+
+    @property
+    def executable_path(self) -> Path:
+        return self.folder / self.executable
+
+
+@dataclass(frozen=True)
+class Catalog:
+    root: Path
+    benchmarks: dict[str, Benchmark]
+    implementations: dict[str, Implementation]
+    variants: dict[str, Variant] = field(default_factory=dict)
+
+    def implementation_of(self, variant: Variant) -> Implementation:
+        return self.implementations[variant.language]
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise CatalogError(f"{path}: not valid TOML: {error}") from error
+
+
+def _require(data: dict, key: str, path: Path):
+    if key not in data:
+        raise CatalogError(f"{path}: missing key '{key}'")
+    return data[key]
+
+
+def _options(table: dict) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((str(k), str(v)) for k, v in table.items()))
+
+
+def _size_set(name: str, data: dict, path: Path) -> SizeSet:
+    params = [str(p) for p in _require(data, "params", path)]
+    shared = dict(data.get("options", {}))
+    per_param = data.get("param_options", {})
+    points = tuple(
+        SizePoint(param, _options({**shared, **per_param.get(param, {})})) for param in params
+    )
+    deadline = data.get("deadline_s")
+    return SizeSet(
+        name=name,
+        points=points,
+        iterations=int(data.get("iterations", 5)),
+        warmup=int(data.get("warmup", 1)),
+        deadline_s=float(deadline) if deadline is not None else None,
+    )
+
+
+def load_benchmark(path: Path) -> Benchmark:
+    data = _read_toml(path)
+    sizes_table = _require(data, "sizes", path)
+    sizes = {name: _size_set(name, sizes_table[name], path) for name in sizes_table}
+    missing = [s for s in SIZE_SETS if s not in sizes]
+    if missing:
+        raise CatalogError(f"{path}: size sets missing: {', '.join(missing)}")
+    references = {}
+    for param, value in data.get("reference", {}).items():
+        references[str(param)] = tuple(value) if isinstance(value, list) else (str(value),)
+    benchmark_id = _require(data, "id", path)
+    if benchmark_id != path.stem:
+        raise CatalogError(f"{path}: id '{benchmark_id}' does not match the file name")
+    return Benchmark(
+        id=benchmark_id,
+        title=_require(data, "title", path),
+        origin=_require(data, "origin", path),
+        category=data.get("category", ""),
+        spec=data.get("spec", f"{benchmark_id}.md"),
+        param_name=data.get("param_name", "N"),
+        sizes=sizes,
+        references=references,
+        may_stall_models=tuple(data.get("may_stall_models", ())),
+        derived=tuple(data.get("derived", ())),
+    )
+
+
+def load_implementation(path: Path) -> Implementation:
+    data = _read_toml(path)
+    language = _require(data, "language", path)
+    variants = []
+    for model, table in _require(data, "variants", path).items():
+        shapes = {bench: tuple(s) for bench, s in _require(table, "benchmarks", path).items()}
+        variants.append(Variant(language, model, table.get("description", ""), shapes))
+    build = data.get("build", {})
+    return Implementation(
+        language=language,
+        title=data.get("title", language),
+        folder=path.parent,
+        executable=_require(data, "executable", path),
+        command=tuple(data.get("command", ["{exe}"])),
+        env={str(k): str(v) for k, v in data.get("env", {}).items()},
+        requires=tuple(data.get("requires", ())),
+        install_hint=data.get("install_hint", ""),
+        build_command=tuple(build.get("command", ())),
+        version_command=tuple(data.get("version_command", ())),
+        variants=tuple(variants),
+        hidden=bool(data.get("hidden", False)),
+    )
+
+
+def load_catalog(root: Path | None = None) -> Catalog:
+    root = root or project_root()
+    bench_dir, impl_dir = root / "benchmarks", root / "impls"
+    if not bench_dir.is_dir():
+        raise CatalogError(f"no benchmarks/ folder under {root} (set CONCBENCH_ROOT to the checkout)")
+    benchmarks = {}
+    for path in sorted(bench_dir.glob("*.toml")):
+        bench = load_benchmark(path)
+        benchmarks[bench.id] = bench
+    implementations, variants = {}, {}
+    for path in sorted(impl_dir.glob("*/impl.toml")):
+        impl = load_implementation(path)
+        implementations[impl.language] = impl
+        for variant in impl.variants:
+            unknown = [b for b in variant.shapes if b not in benchmarks]
+            if unknown:
+                raise CatalogError(f"{path}: {variant.name} names unknown benchmarks: {', '.join(unknown)}")
+            variants[variant.name] = variant
+    return Catalog(root, benchmarks, implementations, variants)

@@ -1,0 +1,105 @@
+"""Parses the lines an implementation writes on stdout (DESIGN.md, the protocol)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .errors import ProtocolError
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Hello:
+    protocol: int
+    language: str
+    runtime: str
+    model: str
+    raw: dict
+
+
+@dataclass(frozen=True)
+class Iteration:
+    index: int
+    ns: int
+    result: str
+
+
+@dataclass(frozen=True)
+class Metrics:
+    values: dict[str, int | float]
+
+
+Event = Hello | Iteration | Metrics
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_line(line_number: int, line: str) -> Event:
+    """One stdout line to one event; raises ProtocolError naming the line and the fault."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError:
+        raise ProtocolError(line_number, line, "not a JSON object") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(line_number, line, "not a JSON object")
+    if "hello" in obj:
+        hello = obj["hello"]
+        if not isinstance(hello, dict) or not _is_int(hello.get("protocol")):
+            raise ProtocolError(line_number, line, "hello needs an integer 'protocol'")
+        return Hello(
+            protocol=hello["protocol"],
+            language=str(hello.get("language", "")),
+            runtime=str(hello.get("runtime", "")),
+            model=str(hello.get("model", "")),
+            raw=hello,
+        )
+    if "iteration" in obj:
+        index, ns, result = obj.get("iteration"), obj.get("ns"), obj.get("result")
+        if not _is_int(index) or not _is_int(ns) or ns < 0:
+            raise ProtocolError(line_number, line, "iteration needs integer 'iteration' and 'ns' >= 0")
+        if not isinstance(result, str):
+            raise ProtocolError(line_number, line, "iteration needs a string 'result'")
+        return Iteration(index, ns, result)
+    if "metrics" in obj:
+        values = obj["metrics"]
+        if not isinstance(values, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()
+        ):
+            raise ProtocolError(line_number, line, "metrics must map names to numbers")
+        return Metrics(dict(values))
+    raise ProtocolError(line_number, line, "unknown object (expected hello, iteration or metrics)")
+
+
+@dataclass
+class Transcript:
+    """Everything one run said, checked in order as the lines arrive."""
+
+    hello: Hello | None = None
+    iterations: list[Iteration] = field(default_factory=list)
+    metrics: dict[str, int | float] = field(default_factory=dict)
+    lines_seen: int = 0
+
+    def feed(self, line: str) -> Event:
+        self.lines_seen += 1
+        event = parse_line(self.lines_seen, line)
+        if isinstance(event, Hello):
+            if self.hello is not None:
+                raise ProtocolError(self.lines_seen, line, "a second hello")
+            if event.protocol != PROTOCOL_VERSION:
+                raise ProtocolError(self.lines_seen, line, f"protocol {event.protocol} is not {PROTOCOL_VERSION}")
+            self.hello = event
+        elif self.hello is None:
+            raise ProtocolError(self.lines_seen, line, "hello must come first")
+        elif isinstance(event, Iteration):
+            if event.index != len(self.iterations):
+                raise ProtocolError(
+                    self.lines_seen, line, f"iteration {event.index} where {len(self.iterations)} was due"
+                )
+            self.iterations.append(event)
+        else:
+            self.metrics.update(event.values)
+        return event

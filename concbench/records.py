@@ -1,0 +1,114 @@
+"""Finished records: what the store keeps and the reporters read. No processes in here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class RunStatus(StrEnum):
+    OK = "ok"              # finished, every result verified (or without a reference)
+    WRONG = "wrong"        # a result differs from the reference
+    CRASHED = "crashed"    # non-zero exit, a signal, or it could not be started
+    TIMEOUT = "timeout"    # killed at a deadline: an outcome, not an error
+    MALFORMED = "malformed"  # broke the protocol
+    SKIPPED = "skipped"    # not run: a smaller size of its series timed out
+
+
+class Reason(StrEnum):
+    """Termination reasons, the fixed vocabulary of DESIGN.md."""
+
+    TIMEOUT = "timeout"
+    SIGNAL = "signal"
+    EXIT = "exit"
+    PROTOCOL = "protocol"
+    WRONG_RESULT = "wrong-result"
+    FAILED_TO_START = "failed-to-start"
+    AFTER_TIMEOUT = "after-timeout"
+
+
+FAILED_STATUSES = (RunStatus.WRONG, RunStatus.CRASHED, RunStatus.MALFORMED)
+
+
+@dataclass(frozen=True)
+class IterationRecord:
+    index: int
+    ns: int
+    result: str
+    verdict: str        # verify.Verdict value
+    warmup: bool
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    t_ns: int
+    rss_bytes: int
+    threads: int
+    cpu_ns: int
+
+
+@dataclass
+class RunRecord:
+    """One process launched by the harness, with all it measured. None = not measured."""
+
+    benchmark: str
+    variant: str
+    param: str
+    options: dict[str, str]
+    cores: int
+    run_index: int
+    status: RunStatus
+    reason: Reason | None = None
+    stall: bool | None = None
+    message: str = ""                     # a one-line explanation for failures
+    cpus: str = ""
+    argv: list[str] = field(default_factory=list)
+    hello: dict | None = None
+    wall_ns: int | None = None
+    user_ns: int | None = None
+    sys_ns: int | None = None
+    max_rss_bytes: int | None = None
+    max_rss_source: str | None = None
+    max_rss_missing: str | None = None
+    rss_peak_sampled_bytes: int | None = None
+    threads_max: int | None = None
+    voluntary_switches: int | None = None
+    involuntary_switches: int | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    stderr_tail: str = ""
+    iterations: list[IterationRecord] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+    samples: list[SampleRecord] = field(default_factory=list)
+    id: int | None = None
+
+    @property
+    def options_key(self) -> str:
+        """A stable text form of the options: part of what makes a series."""
+        return " ".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+
+    @property
+    def series_key(self) -> tuple:
+        return (self.benchmark, self.variant, self.options_key, self.param, self.cores)
+
+    @property
+    def cpu_utilisation(self) -> float | None:
+        if self.wall_ns and self.user_ns is not None and self.sys_ns is not None:
+            return (self.user_ns + self.sys_ns) / self.wall_ns
+        return None
+
+    def measured_ns(self) -> list[int]:
+        """Iteration times that count for statistics: not warm-up."""
+        return [it.ns for it in self.iterations if not it.warmup]
+
+
+@dataclass
+class SessionRecord:
+    id: int
+    started_at: str
+    ended_at: str | None
+    status: str              # running, finished, interrupted
+    command: str
+    git_commit: str | None
+    environment: dict
+    config: dict

@@ -1,0 +1,98 @@
+"""Groups runs into series and summarises each one; every reporter starts from these rows."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from .. import stats
+from ..records import RunRecord, RunStatus
+from ..verify import Verdict
+
+
+@dataclass(frozen=True)
+class SeriesSummary:
+    benchmark: str
+    variant: str
+    shape: str
+    options: str              # the other options, "key=value ..."
+    param: str
+    cores: int
+    statuses: dict[str, int]  # run status -> count
+    verification: str         # verified | unverified | wrong | none
+    stats: stats.Summary | None   # over measured (non-warm-up) iteration ns of every run
+    threads_max: int | None
+    max_rss_bytes: int | None
+    cpu_utilisation: float | None  # median over finished runs
+    stalls: int
+    notes: tuple[str, ...]
+    runs: tuple[RunRecord, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.variant} [{self.shape}]" if self.shape else self.variant
+
+
+def _split_options(options: dict[str, str]) -> tuple[str, str]:
+    rest = {k: v for k, v in options.items() if k != "shape"}
+    return options.get("shape", ""), " ".join(f"{k}={v}" for k, v in sorted(rest.items()))
+
+
+def _verification(runs: list[RunRecord]) -> str:
+    verdicts = {it.verdict for run in runs for it in run.iterations}
+    if Verdict.WRONG in verdicts:
+        return "wrong"
+    if not verdicts:
+        return "none"
+    if Verdict.UNVERIFIED in verdicts:
+        return "unverified"
+    return "verified"
+
+
+def _max(values) -> int | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
+    first = runs[0]
+    shape, options = _split_options(first.options)
+    measured = [ns for run in runs if run.status == RunStatus.OK for ns in run.measured_ns()]
+    summary = stats.summarize(measured) if measured else None
+    statuses = Counter(str(run.status) for run in runs)
+    notes = []
+    for run in runs:
+        if run.status not in (RunStatus.OK, RunStatus.SKIPPED) and run.message:
+            notes.append(f"run {run.run_index}: {run.status}: {run.message}")
+    skipped = [run for run in runs if run.status == RunStatus.SKIPPED]
+    if skipped:
+        notes.append(skipped[0].message)
+    if summary is not None:
+        notes.extend(summary.warnings)
+    utilisations = sorted(u for run in runs if run.status == RunStatus.OK and (u := run.cpu_utilisation) is not None)
+    return SeriesSummary(
+        benchmark=first.benchmark, variant=first.variant, shape=shape, options=options,
+        param=first.param, cores=first.cores, statuses=dict(statuses),
+        verification=_verification(runs), stats=summary,
+        threads_max=_max(run.threads_max for run in runs),
+        max_rss_bytes=_max(run.max_rss_bytes for run in runs),
+        cpu_utilisation=utilisations[len(utilisations) // 2] if utilisations else None,
+        stalls=sum(1 for run in runs if run.stall),
+        notes=tuple(notes), runs=tuple(runs),
+    )
+
+
+def _param_key(param: str):
+    try:
+        return (0, float(param), "")
+    except ValueError:
+        return (1, 0.0, param)
+
+
+def summarise(runs: list[RunRecord]) -> list[SeriesSummary]:
+    """One summary per series, ordered by benchmark, variant, shape, cores, parameter."""
+    groups: dict[tuple, list[RunRecord]] = defaultdict(list)
+    for run in runs:
+        groups[run.series_key].append(run)
+    rows = [summarise_series(group) for group in groups.values()]
+    return sorted(rows, key=lambda r: (r.benchmark, r.variant, r.shape, r.options, r.cores, _param_key(r.param)))

@@ -1,0 +1,114 @@
+"""Terminal tables (rich): the session summary, failures, and `--compare` pairs."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..records import SessionRecord
+from ..stats import CV_WARN_THRESHOLD
+from .compare import PairComparison
+from .summary import SeriesSummary
+from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
+
+_STATUS_STYLE = {"ok": "green", "timeout": "yellow", "skipped": "dim", "wrong": "red bold",
+                 "crashed": "red bold", "malformed": "red bold"}
+_VERIFY_STYLE = {"verified": "green", "unverified": "yellow", "wrong": "red bold", "none": "dim"}
+
+
+def _statuses(row: SeriesSummary) -> str:
+    parts = []
+    for status, count in sorted(row.statuses.items()):
+        text = f"{status}×{count}" if count > 1 else status
+        if status == "timeout" and row.stalls:
+            text += f" ({row.stalls} stalled)"
+        parts.append(f"[{_STATUS_STYLE.get(status, '')}]{text}[/]")
+    return " ".join(parts)
+
+
+def session_heading(session: SessionRecord) -> str:
+    env = session.environment
+    cpus = env.get("cpus_allowed") or []
+    return (
+        f"session {session.id} · {session.started_at} · {session.status} · "
+        f"{env.get('cpu_model') or 'unknown CPU'} · {len(cpus)} CPUs · kernel {env.get('kernel')}"
+        + (f" · commit {session.git_commit[:12]}" if session.git_commit else "")
+    )
+
+
+def summary_table(rows: list[SeriesSummary], title: str = "") -> Table:
+    table = Table(title=title or None, show_lines=False, header_style="bold")
+    for name, justify in [("benchmark", "left"), ("variant [shape]", "left"), ("param", "right"),
+                          ("cores", "right"), ("runs", "left"), ("n", "right"), ("median", "right"),
+                          ("mean ± 95% CI", "right"), ("CV", "right"), ("min", "right"), ("max", "right"),
+                          ("result", "left"), ("threads", "right"), ("peak RSS", "right"), ("CPU", "right")]:
+        table.add_column(name, justify=justify, no_wrap=name in ("median", "mean ± 95% CI"))
+    previous = None
+    for row in rows:
+        s = row.stats
+        if s is not None:
+            half = None if s.ci_high is None else (s.ci_high - s.ci_low) / 2
+            mean = fmt_ns(s.mean) + ("" if half is None else f" ± {fmt_ns(half, s.mean)}")
+            cv_text = fmt_pct(s.cv)
+            if s.cv is not None and s.cv > CV_WARN_THRESHOLD:
+                cv_text = f"[yellow]{cv_text}![/]"
+            figures = [str(s.n), fmt_ns(s.median), mean, cv_text, fmt_ns(s.min), fmt_ns(s.max)]
+        else:
+            figures = ["0", "–", "–", "–", "–", "–"]
+        param = row.param + (f" ({row.options})" if row.options else "")
+        table.add_row(
+            row.benchmark if row.benchmark != previous else "",
+            escape(row.label), escape(param), str(row.cores), _statuses(row), *figures,
+            f"[{_VERIFY_STYLE[row.verification]}]{row.verification}[/]",
+            "–" if row.threads_max is None else str(row.threads_max),
+            fmt_bytes(row.max_rss_bytes),
+            "–" if row.cpu_utilisation is None else f"{row.cpu_utilisation:.2f}",
+            end_section=False,
+        )
+        previous = row.benchmark
+    return table
+
+
+def notes_lines(rows: list[SeriesSummary]) -> list[str]:
+    """Failures, timeouts and statistical warnings, one line each, after the table."""
+    lines = []
+    for row in rows:
+        for note in row.notes:
+            lines.append(f"{row.benchmark} {row.label} {row.param} cores={row.cores}: {note}")
+    return lines
+
+
+def comparison_table(pairs: list[PairComparison], variant_a: str, variant_b: str) -> Table:
+    table = Table(title=f"{variant_a} (A) against {variant_b} (B)", header_style="bold")
+    for name in ("benchmark", "param", "cores", "A", "B", "median A", "median B", "B/A [95% CI]",
+                 "Welch p", "Mann-Whitney p", "A−B mean [z 95% CI]", "verdict"):
+        table.add_column(name, justify="left" if name in ("benchmark", "A", "B", "verdict") else "right")
+    for pair in pairs:
+        a, b, c = pair.a, pair.b, pair.result
+        medians = [fmt_ns(x.stats.median) if x.stats else "–" for x in (a, b)]
+        if c is None:
+            figures = ["–"] * 4
+        else:
+            ratio = "–" if c.ratio_of_medians is None else f"{c.ratio_of_medians:.3f}"
+            if c.ratio_ci_low is not None:
+                ratio += f" [{c.ratio_ci_low:.3f}, {c.ratio_ci_high:.3f}]"
+            diff = fmt_ns(c.diff_of_means)
+            if c.z_ci_low is not None:
+                diff += f" [{fmt_ns(c.z_ci_low, c.diff_of_means)}, {fmt_ns(c.z_ci_high, c.diff_of_means)}]"
+            figures = [ratio, fmt_p(c.welch_p), fmt_p(c.mannwhitney_p), diff]
+        style = "bold" if c is not None and c.z_significant else "dim"
+        param = a.param + (f" ({a.options})" if a.options else "")
+        table.add_row(a.benchmark, escape(param), str(a.cores), escape(a.label), escape(b.label),
+                      *medians, *figures, f"[{style}]{escape(pair.verdict)}[/]")
+    return table
+
+
+def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary]) -> None:
+    console.print(session_heading(session))
+    console.print(summary_table(rows))
+    notes = notes_lines(rows)
+    if notes:
+        console.print("[bold]Notes[/]")
+        for line in notes:
+            console.print(f"  {line}", markup=False, highlight=False)

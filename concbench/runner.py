@@ -1,0 +1,338 @@
+"""Launches one run: affinity, environment, deadlines; collects rusage and /proc samples.
+
+The measured program is started through the tiny `cb-launch` (see launcher/launch.c) so that
+its peak memory is its own and not the harness's (DESIGN.md, peak memory). The launcher
+reports the program's pid at once and its rusage when it has been reaped; meanwhile this
+module reads stdout line by line, keeps the tail of stderr, samples /proc/<pid>/stat about
+every 10 ms, and kills the program when a deadline passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SAMPLE_INTERVAL_S = 0.010
+STALL_WINDOW_S = 2.0           # a timeout is a stall when the last 2 s ...
+STALL_CPU_S = 0.1              # ... used less than 0.1 s of CPU (nqueens spec)
+STDERR_TAIL_BYTES = 8192
+_CLOCK_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: Path
+    cpus: tuple[int, ...] | None = None
+    timeout_s: float | None = None        # the whole run
+    line_deadline_s: float | None = None  # longest gap between progress lines (from spawn for the first)
+
+
+@dataclass(frozen=True)
+class Sample:
+    t_ns: int        # since the launch
+    rss_bytes: int
+    threads: int
+    cpu_ns: int      # user + system so far
+
+
+@dataclass
+class ProcessRecord:
+    """What one process did, as measured from outside. None means 'could not be measured'."""
+
+    started: bool = False
+    start_error: str | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    timeout_kind: str | None = None       # "run" or "deadline"
+    stall: bool | None = None
+    aborted: str | None = None            # why the harness stopped it early (a protocol error)
+    wall_ns: int | None = None
+    user_ns: int | None = None
+    sys_ns: int | None = None
+    max_rss_bytes: int | None = None
+    max_rss_source: str | None = None
+    max_rss_missing: str | None = None
+    voluntary_switches: int | None = None
+    involuntary_switches: int | None = None
+    samples: list[Sample] = field(default_factory=list)
+    stderr_tail: str = ""
+
+    @property
+    def threads_max(self) -> int | None:
+        return max((s.threads for s in self.samples), default=None)
+
+    @property
+    def rss_peak_sampled_bytes(self) -> int | None:
+        return max((s.rss_bytes for s in self.samples), default=None)
+
+
+# A line consumer returns a reason to stop the run (a protocol error), or None to go on.
+LineConsumer = Callable[[str], str | None]
+# A progress predicate says whether a line resets the per-line deadline.
+ProgressTest = Callable[[str], bool]
+
+
+def read_proc_sample(pid: int, t_ns: int) -> Sample | None:
+    """RSS, threads and CPU from /proc/<pid>/stat; None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    # Fields after the command name, which may itself hold spaces and parentheses.
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        utime, stime = int(fields[11]), int(fields[12])
+        threads, rss_pages = int(fields[17]), int(fields[21])
+    except (IndexError, ValueError):
+        return None
+    if threads == 0:  # a zombie
+        return None
+    return Sample(t_ns, rss_pages * _PAGE_BYTES, threads, (utime + stime) * _CLOCK_TICK_NS)
+
+
+def _was_idle(samples: list[Sample], end_ns: int) -> bool | None:
+    """Did the process use under STALL_CPU_S of CPU in its last STALL_WINDOW_S?"""
+    if not samples:
+        return None
+    window_start = end_ns - int(STALL_WINDOW_S * 1e9)
+    before = [s for s in samples if s.t_ns <= window_start]
+    first = before[-1] if before else samples[0]
+    return samples[-1].cpu_ns - first.cpu_ns < STALL_CPU_S * 1e9
+
+
+class _Run:
+    """The state of one launched process while its output is read."""
+
+    def __init__(self, spec: LaunchSpec, launcher: Path | None, on_line: LineConsumer,
+                 is_progress: ProgressTest) -> None:
+        self.spec, self.launcher = spec, launcher
+        self.on_line, self.is_progress = on_line, is_progress
+        self.record = ProcessRecord()
+        self.child_pid: int | None = None
+        self.exit_report: dict | None = None
+        self.buffers: dict[int, bytearray] = {}
+        self.stderr_tail = bytearray()
+
+    def start(self) -> subprocess.Popen | None:
+        spec = self.spec
+        report_r = report_w = None
+        argv = list(spec.argv)
+        if self.launcher is not None:
+            report_r, report_w = os.pipe()
+            cpus = ["--cpus", ",".join(map(str, spec.cpus))] if spec.cpus else []
+            argv = [str(self.launcher), *cpus, "--report-fd", str(report_w), "--", *argv]
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(report_w,) if report_w is not None else (),
+                process_group=0,  # so a timeout kills the whole tree, and Ctrl-C reaches only us
+            )
+        except OSError as error:
+            self.record.start_error = f"{argv[0]}: {error.strerror}"
+            for fd in (report_r, report_w):
+                if fd is not None:
+                    os.close(fd)
+            return None
+        finally:
+            if report_w is not None:
+                os.close(report_w)
+        self.report_fd = report_r
+        if self.launcher is None:
+            # No launcher: pin after the fact; children created later inherit the mask.
+            self.child_pid = proc.pid
+            if spec.cpus:
+                try:
+                    os.sched_setaffinity(proc.pid, spec.cpus)
+                except OSError:
+                    pass
+        return proc
+
+    def _kill(self, proc: subprocess.Popen) -> None:
+        """Kill the program first so the launcher can still report its rusage, then the group."""
+        if self.child_pid is not None:
+            try:
+                os.kill(self.child_pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def _handle_report_line(self, line: str) -> None:
+        message = json.loads(line)
+        if "pid" in message:
+            self.child_pid = int(message["pid"])
+        elif "exit" in message:
+            self.exit_report = message["exit"]
+
+    def _handle_stdout_line(self, line: str) -> tuple[bool, str | None]:
+        return self.is_progress(line), self.on_line(line)
+
+    def pump(self, proc: subprocess.Popen) -> None:
+        spec, record = self.spec, self.record
+        selector = selectors.DefaultSelector()
+        fds = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
+        if self.launcher is not None:
+            fds[self.report_fd] = "report"
+        for fd in fds:
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+            self.buffers[fd] = bytearray()
+        t0 = time.monotonic_ns()
+        last_progress = t0
+        next_sample = t0
+        try:
+            while selector.get_map():
+                now = time.monotonic_ns()
+                if now >= next_sample and self.child_pid is not None:
+                    sample = read_proc_sample(self.child_pid, now - t0)
+                    if sample is not None:
+                        record.samples.append(sample)
+                    next_sample = now + int(SAMPLE_INTERVAL_S * 1e9)
+                if spec.timeout_s is not None and now - t0 > spec.timeout_s * 1e9:
+                    self._time_out(proc, "run", now - t0)
+                    break
+                if spec.line_deadline_s is not None and now - last_progress > spec.line_deadline_s * 1e9:
+                    self._time_out(proc, "deadline", now - t0)
+                    break
+                wait_s = max(0.0, (next_sample - time.monotonic_ns()) / 1e9)
+                for key, _ in selector.select(timeout=min(wait_s, SAMPLE_INTERVAL_S)):
+                    fd = key.fd
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        selector.unregister(fd)
+                        self._flush_partial(fd, fds[fd])
+                        continue
+                    if fds[fd] == "stderr":
+                        self.stderr_tail += chunk
+                        del self.stderr_tail[:-STDERR_TAIL_BYTES]
+                        continue
+                    for line in self._split_lines(fd, chunk):
+                        if fds[fd] == "report":
+                            self._handle_report_line(line)
+                            continue
+                        progress, stop = self._handle_stdout_line(line)
+                        if progress:
+                            last_progress = time.monotonic_ns()
+                        if stop and record.aborted is None:
+                            record.aborted = stop
+                            self._kill(proc)
+                # Descendants may hold stdout open after the program ended: do not wait on them.
+                if self.exit_report is not None and proc.poll() is not None:
+                    self._drain(selector, fds)
+                    break
+        finally:
+            if proc.poll() is None:
+                self._kill(proc)
+            proc.wait()
+            self._drain(selector, fds)
+            selector.close()
+            for stream in (proc.stdout, proc.stderr):
+                stream.close()
+            if self.launcher is not None:
+                os.close(self.report_fd)
+        self._finish(proc, time.monotonic_ns() - t0)
+
+    def _split_lines(self, fd: int, chunk: bytes) -> list[str]:
+        buffer = self.buffers[fd]
+        buffer += chunk
+        *complete, rest = bytes(buffer).split(b"\n")
+        self.buffers[fd] = bytearray(rest)
+        return [line.decode("utf-8", "replace") for line in complete]
+
+    def _flush_partial(self, fd: int, kind: str) -> None:
+        rest = self.buffers.get(fd)
+        if rest:
+            self.buffers[fd] = bytearray()
+            line = rest.decode("utf-8", "replace")
+            if kind == "report":
+                self._handle_report_line(line)
+            elif kind == "stdout":
+                stop = self.on_line(line)
+                if stop and self.record.aborted is None:
+                    self.record.aborted = stop
+
+    def _drain(self, selector: selectors.BaseSelector, fds: dict[int, str]) -> None:
+        """Read what is left in the pipes without blocking."""
+        for fd in list(selector.get_map() or ()):
+            try:
+                while chunk := os.read(fd, 65536):
+                    if fds[fd] == "stderr":
+                        self.stderr_tail += chunk
+                        del self.stderr_tail[:-STDERR_TAIL_BYTES]
+                    else:
+                        for line in self._split_lines(fd, chunk):
+                            if fds[fd] == "report":
+                                self._handle_report_line(line)
+                            elif self.record.aborted is None and not self.record.timed_out:
+                                stop = self.on_line(line)
+                                if stop:
+                                    self.record.aborted = stop
+            except (BlockingIOError, OSError):
+                pass
+            selector.unregister(fd)
+            self._flush_partial(fd, fds[fd])
+
+    def _time_out(self, proc: subprocess.Popen, kind: str, elapsed_ns: int) -> None:
+        record = self.record
+        record.timed_out, record.timeout_kind = True, kind
+        record.stall = _was_idle(record.samples, elapsed_ns)
+        self._kill(proc)
+
+    def _finish(self, proc: subprocess.Popen, elapsed_ns: int) -> None:
+        record = self.record
+        record.started = True
+        record.stderr_tail = self.stderr_tail.decode("utf-8", "replace")
+        report = self.exit_report
+        if self.launcher is None:
+            record.wall_ns = elapsed_ns
+            record.max_rss_missing = "no launcher: a child of the harness inherits its peak RSS"
+            code = proc.returncode
+            record.exit_code = code if code >= 0 else None
+            record.signal = -code if code < 0 else None
+            return
+        if report is None:
+            record.wall_ns = elapsed_ns
+            record.max_rss_missing = "the launcher gave no report"
+            record.exit_code = proc.returncode
+            return
+        if report["exec_errno"]:
+            record.started = False
+            record.start_error = f"{self.spec.argv[0]}: {os.strerror(report['exec_errno'])}"
+        record.exit_code = report["code"] if report["code"] >= 0 else None
+        record.signal = report["signal"] or None
+        record.wall_ns = report["wall_ns"]
+        record.user_ns, record.sys_ns = report["user_ns"], report["sys_ns"]
+        record.max_rss_bytes = report["max_rss_kib"] * 1024
+        record.max_rss_source = "wait4 via launcher"
+        record.voluntary_switches = report["voluntary_switches"]
+        record.involuntary_switches = report["involuntary_switches"]
+
+
+def execute(spec: LaunchSpec, launcher: Path | None, on_line: LineConsumer,
+            is_progress: ProgressTest = lambda line: True) -> ProcessRecord:
+    """Run one process to its end (or its deadline) and measure it."""
+    run = _Run(spec, launcher, on_line, is_progress)
+    proc = run.start()
+    if proc is None:
+        return run.record
+    run.pump(proc)
+    return run.record

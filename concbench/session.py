@@ -1,0 +1,179 @@
+"""Runs a plan: every point `runs` times, interleaved, each run verified and stored as it ends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import runner, toolchains
+from .catalog import Catalog
+from .environment import allowed_cpus
+from .errors import ProtocolError
+from .plan import Point
+from .protocol import Iteration, Transcript
+from .records import (
+    FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus, SampleRecord,
+)
+from .store import Store
+from .verify import Verdict, verdict
+
+DEFAULT_RUN_TIMEOUT_S = 1800.0
+
+
+class Progress:
+    """What a session tells its watcher; the CLI draws it, tests record it."""
+
+    def run_started(self, point: Point, run_index: int) -> None: ...
+
+    def iteration_done(self, point: Point, iteration: IterationRecord) -> None: ...
+
+    def run_finished(self, run: RunRecord) -> None: ...
+
+
+@dataclass
+class SessionResult:
+    session_id: int
+    runs: list[RunRecord] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[RunRecord]:
+        return [r for r in self.runs if r.status in FAILED_STATUSES]
+
+
+@dataclass
+class Settings:
+    runs: int = 3
+    timeout_s: float | None = None   # whole run; replaces the benchmark's per-iteration deadline
+    launcher: Path | None = None
+
+
+def _line_reader(point: Point, transcript: Transcript, verdicts: list[IterationRecord],
+                 progress: Progress) -> Callable[[str], str | None]:
+    """Feeds stdout lines to the transcript; returns the protocol error that stops the run."""
+
+    def on_line(line: str) -> str | None:
+        try:
+            event = transcript.feed(line)
+        except ProtocolError as error:
+            return str(error)
+        if isinstance(event, Iteration):
+            record = IterationRecord(
+                event.index, event.ns, event.result,
+                str(verdict(point.benchmark, point.param, event.index, event.result)),
+                event.index < point.warmup,
+            )
+            verdicts.append(record)
+            progress.iteration_done(point, record)
+        return None
+
+    return on_line
+
+
+def _is_progress(line: str) -> bool:
+    """Only hello and iteration lines reset the per-iteration deadline (nqueens spec)."""
+    head = line[:24]
+    return '"iteration"' in head or '"hello"' in head
+
+
+def _classify(run: RunRecord, process: runner.ProcessRecord, transcript: Transcript, point: Point) -> None:
+    """Status, reason and message of a finished run, in order of precedence."""
+    expected = point.iterations
+    first_err = next((line for line in process.stderr_tail.splitlines() if line.strip()), "")
+    if not process.started:
+        run.status, run.reason, run.message = RunStatus.CRASHED, Reason.FAILED_TO_START, process.start_error or ""
+    elif process.aborted:
+        run.status, run.reason, run.message = RunStatus.MALFORMED, Reason.PROTOCOL, process.aborted
+    elif process.timed_out:
+        run.status, run.reason, run.stall = RunStatus.TIMEOUT, Reason.TIMEOUT, process.stall
+        kind = "no iteration within the deadline" if process.timeout_kind == "deadline" else "run time limit"
+        run.message = f"{kind} after {len(transcript.iterations)} iterations" + (" (stalled)" if process.stall else "")
+    elif process.signal:
+        run.status, run.reason = RunStatus.CRASHED, Reason.SIGNAL
+        run.message = f"killed by signal {process.signal}"
+    elif process.exit_code != 0:
+        run.status, run.reason = RunStatus.CRASHED, Reason.EXIT
+        run.message = f"exit status {process.exit_code}" + (f": {first_err}" if first_err else "")
+    elif transcript.hello is None:
+        run.status, run.reason, run.message = RunStatus.MALFORMED, Reason.PROTOCOL, "no hello line"
+    elif len(transcript.iterations) != expected:
+        run.status, run.reason = RunStatus.MALFORMED, Reason.PROTOCOL
+        run.message = f"ended after {len(transcript.iterations)} of {expected} iterations"
+    elif any(it.verdict == Verdict.WRONG for it in run.iterations):
+        run.status, run.reason = RunStatus.WRONG, Reason.WRONG_RESULT
+        bad = next(it for it in run.iterations if it.verdict == Verdict.WRONG)
+        reference = point.benchmark.reference_for(point.param, bad.index)
+        run.message = f"iteration {bad.index}: got {bad.result!r}, expected {reference!r}"
+    else:
+        run.status = RunStatus.OK
+
+
+class Session:
+    def __init__(self, catalog: Catalog, store: Store, settings: Settings, progress: Progress) -> None:
+        self.catalog, self.store, self.settings, self.progress = catalog, store, settings, progress
+
+    def _cpus(self, cores: int) -> tuple[int, ...]:
+        return tuple(allowed_cpus()[:cores])
+
+    def measure(self, point: Point, run_index: int) -> RunRecord:
+        impl = self.catalog.implementation_of(point.variant)
+        argv, env = toolchains.command_for(
+            impl, point.benchmark.id, point.variant.model, point.param, point.iterations,
+            point.cores, point.options,
+        )
+        cpus = self._cpus(point.cores)
+        timeout = self.settings.timeout_s
+        spec = runner.LaunchSpec(
+            argv=tuple(argv), env=env, cwd=impl.folder, cpus=cpus,
+            timeout_s=timeout if timeout is not None else DEFAULT_RUN_TIMEOUT_S,
+            line_deadline_s=None if timeout is not None else point.deadline_s,
+        )
+        transcript, iterations = Transcript(), []
+        self.progress.run_started(point, run_index)
+        process = runner.execute(
+            spec, self.settings.launcher, _line_reader(point, transcript, iterations, self.progress), _is_progress
+        )
+        run = RunRecord(
+            benchmark=point.benchmark.id, variant=point.variant.name, param=point.param,
+            options=dict(point.options), cores=point.cores, run_index=run_index, status=RunStatus.OK,
+            cpus=",".join(map(str, cpus)), argv=argv,
+            hello=transcript.hello.raw if transcript.hello else None,
+            wall_ns=process.wall_ns, user_ns=process.user_ns, sys_ns=process.sys_ns,
+            max_rss_bytes=process.max_rss_bytes, max_rss_source=process.max_rss_source,
+            max_rss_missing=process.max_rss_missing, rss_peak_sampled_bytes=process.rss_peak_sampled_bytes,
+            threads_max=process.threads_max, voluntary_switches=process.voluntary_switches,
+            involuntary_switches=process.involuntary_switches, exit_code=process.exit_code,
+            signal=process.signal, iterations=iterations, metrics=dict(transcript.metrics),
+            samples=[SampleRecord(s.t_ns, s.rss_bytes, s.threads, s.cpu_ns) for s in process.samples],
+        )
+        _classify(run, process, transcript, point)
+        if run.status != RunStatus.OK:
+            run.stderr_tail = process.stderr_tail
+        return run
+
+    def _skipped(self, point: Point, run_index: int, after: str) -> RunRecord:
+        return RunRecord(
+            benchmark=point.benchmark.id, variant=point.variant.name, param=point.param,
+            options=dict(point.options), cores=point.cores, run_index=run_index,
+            status=RunStatus.SKIPPED, reason=Reason.AFTER_TIMEOUT,
+            message=f"skipped: {point.benchmark.param_name}={after} timed out",
+        )
+
+    def execute(self, session_id: int, plan: list[Point]) -> SessionResult:
+        """Rounds of the whole plan, so slow drift of the machine favours no variant."""
+        result = SessionResult(session_id)
+        timed_out: dict[tuple, str] = {}   # skip key -> smallest parameter that timed out
+        for run_index in range(self.settings.runs):
+            for point in plan:
+                limit = timed_out.get(point.skip_key)
+                order = point.benchmark.param_order
+                if limit is not None and order(point.param) > order(limit):
+                    run = self._skipped(point, run_index, limit)
+                else:
+                    run = self.measure(point, run_index)
+                    if run.status == RunStatus.TIMEOUT and (limit is None or order(point.param) < order(limit)):
+                        timed_out[point.skip_key] = point.param
+                self.store.record_run(session_id, run)
+                result.runs.append(run)
+                self.progress.run_finished(run)
+        return result

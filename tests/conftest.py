@@ -1,0 +1,50 @@
+"""Shared fixtures: the checkout, a built launcher, and a way to drive the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from concbench import toolchains
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def launcher(tmp_path_factory) -> Path:
+    path = toolchains.launcher_path(tmp_path_factory.mktemp("launcher"))
+    assert path is not None, "the tests need a C compiler (cc) for the launcher"
+    return path
+
+
+class Cli:
+    """Runs `python -m concbench` in a fresh process, as a user would, against one database."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+
+    def __call__(self, *args: str, db: bool = True, timeout: float = 300, **popen) -> subprocess.CompletedProcess:
+        extra = ["--db", str(self.db)] if db and args and args[0] in ("run", "report") else []
+        env = {**os.environ, "CONCBENCH_ROOT": str(ROOT)}
+        return subprocess.run([sys.executable, "-m", "concbench", *args, *extra], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=timeout, **popen)
+
+    def export(self, session: str = "") -> dict:
+        done = self("report", *([session] if session else []), "--format", "json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+
+@pytest.fixture
+def cli(tmp_path) -> Cli:
+    return Cli(tmp_path / "results.sqlite")

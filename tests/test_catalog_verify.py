@@ -1,0 +1,99 @@
+"""The catalog reads every file in the checkout; references are checked by independent computation."""
+
+import pytest
+
+from concbench.catalog import load_catalog, load_benchmark
+from concbench.errors import CatalogError
+from concbench.verify import Verdict, verdict
+
+
+@pytest.fixture(scope="module")
+def catalog(root):
+    return load_catalog(root)
+
+
+def test_the_six_thesis_benchmarks_are_defined(catalog):
+    assert {"spawn-waiting", "spawn-waiting-group", "spawn-actors", "fib", "nqueens", "matmul"} <= set(catalog.benchmarks)
+
+
+def test_every_test_and_quick_parameter_has_a_reference(catalog):
+    for bench in catalog.benchmarks.values():
+        for size in ("test", "quick"):
+            for point in bench.sizes[size].points:
+                assert bench.reference_for(point.param, 0) is not None, (bench.id, point.param)
+
+
+def test_every_variant_serves_known_benchmarks(catalog):
+    assert {"swift/gcd", "swift/sc", "swift/seq"} <= set(catalog.variants)
+    assert catalog.variants["swift/gcd"].shapes["fib"] == ("cps", "parallel")
+
+
+def _lcg(seed):
+    state = seed
+    while True:
+        state = (1664525 * state + 1013904223) % 2**32
+        yield state
+
+
+def _matmul_checksum(n, seed):
+    g = _lcg(seed)
+    a = [[next(g) % 1000 for _ in range(n)] for _ in range(n)]
+    b = [[next(g) % 1000 for _ in range(n)] for _ in range(n)]
+    total = 0
+    for i in range(n):
+        for j in range(n):
+            total = (total + sum(a[i][k] * b[k][j] for k in range(n)) * (i * n + j + 1)) % 2**64
+    return total
+
+
+@pytest.mark.parametrize("n", [10, 25])
+def test_matmul_references_match_an_independent_computation(catalog, n):
+    bench = catalog.benchmarks["matmul"]
+    for t in range(4):
+        assert bench.reference_for(str(n), t) == f"seed={12345 + t} checksum={_matmul_checksum(n, 12345 + t)}"
+
+
+def _queens(n, row=0, cols=0, d1=0, d2=0):
+    if row == n:
+        return 1
+    return sum(_queens(n, row + 1, cols | 1 << c, d1 | 1 << (row + c), d2 | 1 << (row - c + n))
+               for c in range(n) if not (cols >> c & 1 or d1 >> (row + c) & 1 or d2 >> (row - c + n) & 1))
+
+
+def test_nqueens_references_match_a_bitmask_solver(catalog):
+    bench = catalog.benchmarks["nqueens"]
+    for n in range(1, 10):
+        assert bench.reference_for(str(n), 0) == str(_queens(n))
+
+
+def test_fib_and_spawn_references(catalog):
+    a, b, fibs = 0, 1, {}
+    for k in range(40):
+        fibs[k] = a
+        a, b = b, a + b
+    for param in catalog.benchmarks["fib"].references:
+        assert catalog.benchmarks["fib"].reference_for(param, 0) == str(fibs[int(param)])
+    for bench_id in ("spawn-waiting", "spawn-waiting-group"):
+        for param in catalog.benchmarks[bench_id].references:
+            n = int(param)
+            assert catalog.benchmarks[bench_id].reference_for(param, 3) == f"tasks={n} sum={n * (n + 1) // 2}"
+
+
+def test_verdicts(catalog):
+    fib = catalog.benchmarks["fib"]
+    assert verdict(fib, "10", 0, "55") == Verdict.VERIFIED
+    assert verdict(fib, "10", 0, "56") == Verdict.WRONG
+    assert verdict(fib, "11", 0, "89") == Verdict.UNVERIFIED   # no reference: never "passed"
+    matmul = catalog.benchmarks["matmul"]
+    assert verdict(matmul, "10", 5, "seed=12346 checksum=11062465996") == Verdict.VERIFIED  # 5 mod 4 = 1
+    assert verdict(matmul, "10", 4, "seed=12346 checksum=11062465996") == Verdict.WRONG
+
+
+def test_a_bad_benchmark_file_is_a_catalog_error(tmp_path):
+    path = tmp_path / "odd.toml"
+    path.write_text('id = "other"\ntitle = "x"\norigin = "y"\n[sizes.test]\nparams = ["1"]\n')
+    with pytest.raises(CatalogError):
+        load_benchmark(path)
+    path.write_text("id = [")
+    with pytest.raises(CatalogError, match="not valid TOML"):
+        load_benchmark(path)

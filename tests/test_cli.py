@@ -1,0 +1,181 @@
+"""The real CLI driven against the fake implementation: outcomes, exit statuses, storage."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+FAKE = ["-b", "fib", "--size", "test", "--runs", "1"]
+
+
+def test_right_answers_are_verified_and_exit_0(cli):
+    done = cli("run", *FAKE, "-v", "fake/ok")
+    assert done.returncode == 0, done.stderr
+    runs = cli.export()["runs"]
+    assert len(runs) == 4 and {r["status"] for r in runs} == {"ok"}
+    assert all(it["verified"] for r in runs for it in r["iterations"])
+    assert all(r["iterations"][0]["warmup"] and not r["iterations"][1]["warmup"] for r in runs)
+    assert "verified" in done.stdout
+
+
+def test_a_wrong_answer_is_reported_wrong_and_exits_1(cli):
+    done = cli("run", *FAKE, "-v", "fake/wrong", "--param", "10")
+    assert done.returncode == 1
+    run = cli.export()["runs"][0]
+    assert run["status"] == "wrong" and run["reason"] == "wrong-result"
+    assert [it["verdict"] for it in run["iterations"]][:3] == ["verified", "wrong", "verified"]
+    assert "expected '55'" in done.stderr
+
+
+@pytest.mark.parametrize("variant, status, reason", [
+    ("fake/crash", "crashed", "signal"),
+    ("fake/exit", "crashed", "exit"),
+    ("fake/garbage", "malformed", "protocol"),
+])
+def test_failures_are_recorded_with_their_reason_and_exit_1(cli, variant, status, reason):
+    done = cli("run", *FAKE, "-v", variant, "--param", "10")
+    assert done.returncode == 1
+    run = cli.export()["runs"][0]
+    assert (run["status"], run["reason"]) == (status, reason)
+    assert len(run["iterations"]) >= 1   # what came before the failure is kept
+
+
+def test_a_protocol_error_names_the_line_and_a_snippet(cli):
+    cli("run", *FAKE, "-v", "fake/garbage", "--param", "10")
+    run = cli.export()["runs"][0]
+    assert "line 3" in run["message"] and "Hello from stdout" in run["message"]
+
+
+def test_a_hang_is_a_stalled_timeout_exit_0_and_larger_sizes_are_skipped(cli):
+    done = cli("run", *FAKE, "-v", "fake/hang", "--param", "5,10", "--timeout", "2.5")
+    assert done.returncode == 0, done.stderr
+    runs = cli.export()["runs"]
+    assert (runs[0]["status"], runs[0]["stall"]) == ("timeout", True)
+    assert runs[1]["status"] == "skipped" and runs[1]["param"] == "10"
+    assert "stalled" in done.stdout
+
+
+def test_strict_makes_a_timeout_of_a_non_stalling_model_fail(cli):
+    done = cli("run", *FAKE, "-v", "fake/spin", "--param", "5", "--timeout", "2", "--strict")
+    assert done.returncode == 1
+    assert cli.export()["runs"][0]["stall"] is False
+
+
+def test_threads_and_memory_reach_the_export(cli):
+    assert cli("run", *FAKE, "-v", "fake/threads", "-v", "fake/bigrss", "--param", "5").returncode == 0
+    runs = {r["variant"]: r for r in cli.export()["runs"]}
+    assert runs["fake/threads"]["threads_max"] >= 40
+    assert runs["fake/bigrss"]["max_rss_bytes"] > 200 * 1024 * 1024
+    assert runs["fake/ok" if "fake/ok" in runs else "fake/threads"]["max_rss_bytes"] < 100 * 1024 * 1024
+    assert runs["fake/bigrss"]["rss_peak_sampled_bytes"] > 150 * 1024 * 1024
+
+
+def test_json_export_has_the_documented_shape(cli, tmp_path):
+    out = tmp_path / "x.json"
+    assert cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--export-json", str(out)).returncode == 0
+    doc = json.loads(out.read_text())
+    assert set(doc) >= {"session", "runs"} and "environment" in doc["session"]
+    run = doc["runs"][0]
+    for key in ("benchmark", "variant", "param", "cores", "status", "reason", "wall_ns", "user_ns", "sys_ns",
+                "max_rss_bytes", "threads_max", "iterations", "metrics"):
+        assert key in run
+    assert set(run["iterations"][0]) >= {"ns", "result", "verified", "warmup"}
+    assert run["metrics"] == {"fake_metric": 7}
+
+
+@pytest.mark.parametrize("fmt, needle", [("csv", "session,benchmark,variant"), ("markdown", "| fib | fake/ok |"),
+                                         ("table", "fake/ok")])
+def test_report_formats(cli, fmt, needle):
+    cli("run", *FAKE, "-v", "fake/ok", "--param", "5")
+    done = cli("report", "--format", fmt)
+    assert done.returncode == 0 and needle in done.stdout
+
+
+def test_compare_two_variants(cli):
+    cli("run", *FAKE, "-v", "fake/ok", "-v", "fake/slow", "--param", "10", "--iterations", "12")
+    done = cli("report", "--compare", "fake/ok", "fake/slow")
+    assert done.returncode == 0, done.stderr
+    assert "fake/ok faster" in done.stdout
+    assert "z-interval" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "-b", "nosuch"], "unknown benchmark 'nosuch'"),
+    (["run", "-v", "cobol/threads"], "unknown variant 'cobol/threads'"),
+    (["run", "--size", "huge", "-v", "fake/ok"], "unknown size 'huge'"),
+    (["run", "-v", "fake/ok", "--option", "nonsense"], "expected key=value"),
+    (["run", "-v", "fake/ok", "--cores", "999"], "only"),
+    (["run", "-v", "fake/ok", "--cores", "x"], "expected numbers"),
+    (["run", "--no-such-flag"], "No such option"),
+    (["run", "-b", "spawn-actors", "-v", "swift/seq"], "nothing to run"),
+    (["run", "-b", "fib", "-v", "swift/gcd", "--option", "shape=nope"], "no shape 'nope'"),
+    (["report", "999"], "no session 999"),
+])
+def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
+    cli("run", *FAKE, "-v", "fake/ok", "--param", "5")   # so that report has a database
+    done = cli(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+
+
+def _spawn_session(cli, *extra):
+    env = {**os.environ, "CONCBENCH_ROOT": str(cli.db.parent)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "concbench", "run", "-b", "spawn-waiting", "-v", "fake/ok", "--param", "2",
+         "--option", "wait_ms=100", "--iterations", "2", "--warmup", "0", "--runs", "20", "--db", str(cli.db), *extra],
+        env={k: v for k, v in env.items() if k != "CONCBENCH_ROOT"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=os.path.dirname(os.path.dirname(__file__)))
+
+
+def _finished_runs(db):
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'ok'").fetchone()[0]
+
+
+def _wait_for_runs(db, count, limit=30):
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if db.exists() and _finished_runs(db) >= count:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {count} runs finished in {limit} s")
+
+
+def test_sigkill_mid_session_loses_no_finished_run(cli):
+    proc = _spawn_session(cli)
+    _wait_for_runs(cli.db, 2)
+    proc.kill()
+    proc.wait()
+    kept = _finished_runs(cli.db)
+    assert kept >= 2
+    with sqlite3.connect(cli.db) as conn:
+        assert conn.execute("SELECT status FROM sessions").fetchone()[0] == "running"   # never ended
+        assert conn.execute("SELECT COUNT(*) FROM iterations").fetchone()[0] == 2 * kept
+
+
+def test_sigterm_ends_the_session_cleanly_marked_interrupted(cli):
+    proc = _spawn_session(cli)
+    _wait_for_runs(cli.db, 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert b"interrupted" in err
+    with sqlite3.connect(cli.db) as conn:
+        assert conn.execute("SELECT status FROM sessions").fetchone()[0] == "interrupted"
+    assert _finished_runs(cli.db) >= 2
+
+
+def test_list_shows_variants_and_availability(cli):
+    done = cli("list", "--json")
+    assert done.returncode == 0
+    doc = json.loads(done.stdout)
+    names = {v["variant"]: v for v in doc["variants"]}
+    assert "swift/gcd" in names and "available" in names["swift/gcd"]
+    assert {b["id"] for b in doc["benchmarks"]} >= {"fib", "nqueens"}

@@ -1,0 +1,96 @@
+"""The runner measures real processes: peak memory, affinity, deadlines, stalls, threads."""
+
+import os
+import subprocess
+import sys
+import time
+
+from concbench import runner
+
+
+def _spec(argv, **kw):
+    return runner.LaunchSpec(argv=tuple(argv), env=dict(os.environ), cwd=os.getcwd(), **kw)
+
+
+def _collect():
+    lines = []
+    return lines, (lambda line: lines.append(line) or None)
+
+
+def test_tiny_child_is_not_charged_with_the_harness_memory(launcher):
+    ballast = bytearray(300 * 1024 * 1024)
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    record = runner.execute(_spec(["true"]), launcher, lambda line: None)
+    assert record.exit_code == 0
+    assert record.max_rss_bytes is not None and record.max_rss_bytes < 20 * 1024 * 1024
+    del ballast
+
+
+def test_a_big_child_is_measured_big(launcher):
+    code = "b = bytearray(150 * 1024 * 1024)\nfor i in range(0, len(b), 4096): b[i] = 1"
+    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    assert record.max_rss_bytes > 150 * 1024 * 1024
+    assert record.user_ns is not None and record.wall_ns > 0
+
+
+def test_the_child_is_pinned_to_the_given_cpus(launcher):
+    lines, on_line = _collect()
+    record = runner.execute(_spec(["grep", "Cpus_allowed_list", "/proc/self/status"], cpus=(0,)), launcher, on_line)
+    assert record.exit_code == 0
+    assert lines == ["Cpus_allowed_list:\t0"]
+
+
+def test_stdout_lines_and_stderr_tail(launcher):
+    lines, on_line = _collect()
+    record = runner.execute(_spec(["sh", "-c", "echo one; echo two; echo oops >&2; exit 3"]), launcher, on_line)
+    assert lines == ["one", "two"]
+    assert record.exit_code == 3 and "oops" in record.stderr_tail
+
+
+def test_a_missing_program_fails_to_start(launcher):
+    record = runner.execute(_spec(["/nonexistent/program"]), launcher, lambda line: None)
+    assert not record.started and "No such file" in record.start_error
+
+
+def test_an_idle_process_past_its_deadline_is_a_stall_and_its_tree_is_killed(launcher, tmp_path):
+    marker = tmp_path / "grandchild.pid"
+    script = f"sleep 60 & echo $! > {marker}; echo started; wait"
+    t0 = time.monotonic()
+    record = runner.execute(_spec(["sh", "-c", script], line_deadline_s=2.5), launcher, lambda line: None)
+    assert time.monotonic() - t0 < 10
+    assert record.timed_out and record.timeout_kind == "deadline" and record.stall is True
+    grandchild = int(marker.read_text())
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{grandchild}") or "Z" in open(f"/proc/{grandchild}/stat").read().split()[2]
+
+
+def test_a_busy_process_past_its_limit_is_a_timeout_but_not_a_stall(launcher):
+    record = runner.execute(_spec([sys.executable, "-c", "while True: pass"], timeout_s=2.5), launcher, lambda line: None)
+    assert record.timed_out and record.timeout_kind == "run" and record.stall is False
+    assert record.user_ns is not None and record.user_ns > 1e9   # the launcher still reaped and reported it
+
+
+def test_threads_and_memory_are_sampled_over_time(launcher):
+    code = ("import threading, time\nev = threading.Event()\n"
+            "for _ in range(30):\n    threading.Thread(target=ev.wait, daemon=True).start(); time.sleep(0.02)\n"
+            "time.sleep(0.2)")
+    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    assert record.threads_max >= 25
+    assert len(record.samples) > 20
+    threads = [s.threads for s in record.samples]
+    assert threads[0] < threads[-1]   # a slow leak shows as growth, not just a peak
+
+
+def test_a_consumer_can_stop_the_run(launcher):
+    script = "echo bad; sleep 30"
+    t0 = time.monotonic()
+    record = runner.execute(_spec(["sh", "-c", script]), launcher, lambda line: "protocol error" if line == "bad" else None)
+    assert record.aborted == "protocol error"
+    assert time.monotonic() - t0 < 10
+
+
+def test_without_a_launcher_peak_memory_is_null_with_a_reason():
+    record = runner.execute(_spec(["true"]), None, lambda line: None)
+    assert record.exit_code == 0
+    assert record.max_rss_bytes is None and "inherits" in record.max_rss_missing
