@@ -15,7 +15,7 @@ from rich.table import Table
 from . import environment, toolchains
 from .catalog import SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
-from .plan import Request, make_plan, parse_option
+from .plan import Request, make_plan, parse_option, parse_values
 from .progress import RichProgress
 from .records import RunStatus
 from .report import export
@@ -48,14 +48,11 @@ def _available(catalog: Catalog) -> set[str]:
 
 
 def _int_list(text: str, flag: str) -> tuple[int, ...]:
-    """'1,2,4' or '1-4' (or a mix): positive integers, in the order given."""
-    values = []
-    for part in text.split(","):
-        lo, sep, hi = part.strip().partition("-")
-        try:
-            values += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
-        except ValueError:
-            raise UsageError(f"{flag} {text!r}: expected numbers like 1,2 or 1-4") from None
+    """'1,2,4', '1..4' or '1-4' (or a mix): positive integers, in the order given."""
+    try:
+        values = [int(v) for v in parse_values(text.replace("-", ".."), flag)]
+    except ValueError:
+        raise UsageError(f"{flag} {text!r}: expected numbers like 1,2 or 1..4") from None
     if not values or min(values) < 1:
         raise UsageError(f"{flag} {text!r}: values must be at least 1")
     return tuple(values)
@@ -157,9 +154,10 @@ def _raise_interrupted(signum, frame) -> None:
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Benchmark id (repeatable; default all).")
 @click.option("-v", "--variant", "variants", multiple=True, help="language/model (repeatable; default all available).")
 @click.option("--size", default="quick", show_default=True, help="Size set: test, quick or paper.")
-@click.option("--param", "params", default=None, help="Explicit parameter values, V[,V...] (replaces --size).")
-@click.option("--cores", default=None, help="Core counts K[,K...] or a range 1-4 (default: all).")
-@click.option("--option", "options", multiple=True, help="key=value passed to the implementation (repeatable).")
+@click.option("--param", "params", default=None, help="Explicit parameter values, V[,V...] or a range 1..12 (replaces --size).")
+@click.option("--cores", default=None, help="Core counts K[,K...] or a range 1..4 (default: all).")
+@click.option("--option", "options", multiple=True,
+              help="key=value passed to the implementation (repeatable); a value list a,b or range 1..12 sweeps it.")
 @click.option("--runs", default=3, show_default=True, type=click.IntRange(min=1), help="Processes per point.")
 @click.option("--iterations", default=None, type=click.IntRange(min=1), help="Iterations per run (default: the benchmark's).")
 @click.option("--warmup", default=None, type=click.IntRange(min=0), help="Warm-up iterations per run, kept but not summarised.")
@@ -178,7 +176,7 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
         raise UsageError(f"--cores {max(core_counts)}: only {len(allowed)} CPUs are available to this process")
     request = Request(
         benchmarks=benchmarks, variants=variants, size=size,
-        params=tuple(p.strip() for p in params.split(",") if p.strip()) if params else (),
+        params=parse_values(params, "--param") if params else (),
         cores=core_counts, options=tuple(parse_option(o) for o in options),
         iterations=iterations, warmup=warmup,
     )

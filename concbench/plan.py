@@ -38,16 +38,44 @@ class Request:
     size: str = "quick"
     params: tuple[str, ...] = ()          # explicit values replace the size set
     cores: tuple[int, ...] = ()
-    options: tuple[tuple[str, str], ...] = ()
+    options: tuple[tuple[str, tuple[str, ...]], ...] = ()   # key -> the values to sweep
     iterations: int | None = None
     warmup: int | None = None
 
 
-def parse_option(text: str) -> tuple[str, str]:
+def parse_values(text: str, flag: str) -> tuple[str, ...]:
+    """A sweep: 'a,b,c' and integer ranges '1..12' (both inclusive), in the order given."""
+    values: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        lo, sep, hi = part.partition("..")
+        if not sep:
+            if not part:
+                raise UsageError(f"{flag} {text!r}: an empty value")
+            values.append(part)
+            continue
+        try:
+            first, last = int(lo), int(hi)
+        except ValueError:
+            raise UsageError(f"{flag} {text!r}: a range needs integers, like 1..12") from None
+        if first > last:
+            raise UsageError(f"{flag} {text!r}: the range {part} is empty")
+        values += [str(v) for v in range(first, last + 1)]
+    return tuple(values)
+
+
+def parse_option(text: str) -> tuple[str, tuple[str, ...]]:
+    """`key=value`, where value may be a sweep: `window=1..12`, `shape=cps,parallel`."""
     key, sep, value = text.partition("=")
-    if not sep or not key or not value:
+    if not sep or not key.strip() or not value.strip():
         raise UsageError(f"--option {text!r}: expected key=value, e.g. --option shape=parallel")
-    return key.strip(), value.strip()
+    return key.strip(), parse_values(value, f"--option {key.strip()}=")
+
+
+def _combinations(options: dict[str, tuple[str, ...]]) -> list[dict[str, str]]:
+    combos: list[dict[str, str]] = [{}]
+    for key, values in options.items():
+        combos = [{**combo, key: value} for combo in combos for value in values]
+    return combos
 
 
 def _pick(names: tuple[str, ...], known: dict, what: str) -> list:
@@ -74,15 +102,24 @@ def _points_of(benchmark: Benchmark, request: Request) -> list[tuple[SizePoint, 
     return [(point, size) for point in size.points]
 
 
-def _shapes(variant: Variant, benchmark: Benchmark, requested: str | None) -> list[str | None]:
+def _shapes(variant: Variant, benchmark: Benchmark, requested: tuple[str, ...] | None) -> list[str | None]:
     declared = variant.shapes[benchmark.id]
     if requested is None:
         return list(declared) or [None]
-    if declared and requested not in declared:
-        raise UsageError(
-            f"{variant.name} has no shape '{requested}' for {benchmark.id} (known: {', '.join(declared)})"
-        )
-    return [requested]
+    for shape in requested:
+        if declared and shape not in declared:
+            raise UsageError(
+                f"{variant.name} has no shape '{shape}' for {benchmark.id} (known: {', '.join(declared)})"
+            )
+    return list(requested)
+
+
+def _iterations_and_warmup(request: Request, size: SizeSet) -> tuple[int, int]:
+    """The request's counts, else the size set's; a default warm-up never eats every iteration."""
+    iterations = request.iterations if request.iterations is not None else size.iterations
+    if request.warmup is not None:
+        return iterations, request.warmup
+    return iterations, min(size.warmup, iterations - 1)
 
 
 def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[Point]:
@@ -104,16 +141,15 @@ def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[P
                 continue
             for shape in _shapes(variant, benchmark, requested_shape):
                 for size_point, size in _points_of(benchmark, request):
-                    options = {**dict(size_point.options), **user_options}
-                    if shape is not None:
-                        options["shape"] = shape
-                    for cores in request.cores:
-                        points.append(Point(
-                            benchmark, variant, size_point.param, tuple(sorted(options.items())), cores,
-                            request.iterations if request.iterations is not None else size.iterations,
-                            request.warmup if request.warmup is not None else size.warmup,
-                            size.deadline_s,
-                        ))
+                    for swept in _combinations(user_options):
+                        options = {**dict(size_point.options), **swept}
+                        if shape is not None:
+                            options["shape"] = shape
+                        for cores in request.cores:
+                            points.append(Point(
+                                benchmark, variant, size_point.param, tuple(sorted(options.items())), cores,
+                                *_iterations_and_warmup(request, size), size.deadline_s,
+                            ))
     if not points:
         raise UsageError("nothing to run: no chosen variant implements the chosen benchmarks")
     for point in points:

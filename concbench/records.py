@@ -13,6 +13,7 @@ class RunStatus(StrEnum):
     TIMEOUT = "timeout"    # killed at a deadline: an outcome, not an error
     MALFORMED = "malformed"  # broke the protocol
     SKIPPED = "skipped"    # not run: a smaller size of its series timed out
+    DISAGREE = "disagree"  # no reference, and the variants gave different results with no majority
 
 
 class Reason(StrEnum):
@@ -27,7 +28,7 @@ class Reason(StrEnum):
     AFTER_TIMEOUT = "after-timeout"
 
 
-FAILED_STATUSES = (RunStatus.WRONG, RunStatus.CRASHED, RunStatus.MALFORMED)
+FAILED_STATUSES = (RunStatus.WRONG, RunStatus.CRASHED, RunStatus.MALFORMED, RunStatus.DISAGREE)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from .records import (
     FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus, SampleRecord,
 )
 from .store import Store
-from .verify import Verdict, verdict
+from .verify import Verdict, cross_check, verdict
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
 
@@ -176,4 +176,6 @@ class Session:
                 self.store.record_run(session_id, run)
                 result.runs.append(run)
                 self.progress.run_finished(run)
+        for run in cross_check(result.runs):
+            self.store.update_verification(run)
         return result

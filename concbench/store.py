@@ -150,6 +150,14 @@ class Store:
         run.id = run_id
         return run_id
 
+    def update_verification(self, run: RunRecord) -> None:
+        """After the session's cross-check: new verdicts and, where they changed it, the run's status."""
+        with self.db:
+            self.db.execute("UPDATE runs SET status = ?, reason = ?, message = ? WHERE id = ?",
+                            (str(run.status), None if run.reason is None else str(run.reason), run.message, run.id))
+            self.db.executemany("UPDATE iterations SET verdict = ? WHERE run_id = ? AND idx = ?",
+                                [(it.verdict, run.id, it.index) for it in run.iterations])
+
     # -- reading -------------------------------------------------------------------------
 
     def _session(self, row) -> SessionRecord:

@@ -39,14 +39,12 @@ def _split_options(options: dict[str, str]) -> tuple[str, str]:
 
 
 def _verification(runs: list[RunRecord]) -> str:
+    """The weakest verdict of the series: one wrong iteration makes the series wrong."""
     verdicts = {it.verdict for run in runs for it in run.iterations}
-    if Verdict.WRONG in verdicts:
-        return "wrong"
-    if not verdicts:
-        return "none"
-    if Verdict.UNVERIFIED in verdicts:
-        return "unverified"
-    return "verified"
+    for weakest in (Verdict.WRONG, Verdict.DISAGREE, Verdict.UNVERIFIED, Verdict.AGREED, Verdict.VERIFIED):
+        if weakest in verdicts:
+            return str(weakest)
+    return "none"
 
 
 def _max(values) -> int | None:

@@ -13,8 +13,9 @@ from .summary import SeriesSummary
 from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
 
 _STATUS_STYLE = {"ok": "green", "timeout": "yellow", "skipped": "dim", "wrong": "red bold",
-                 "crashed": "red bold", "malformed": "red bold"}
-_VERIFY_STYLE = {"verified": "green", "unverified": "yellow", "wrong": "red bold", "none": "dim"}
+                 "crashed": "red bold", "malformed": "red bold", "disagree": "red bold"}
+_VERIFY_STYLE = {"verified": "green", "agreed": "cyan", "unverified": "yellow", "wrong": "red bold",
+                 "disagree": "red bold", "none": "dim"}
 
 
 def _statuses(row: SeriesSummary) -> str:

@@ -1,0 +1,206 @@
+import ConcbenchKernels
+
+/// Which benchmarks, models, shapes and options this implementation serves, and how
+/// a checked command line becomes a Plan. The first shape of a model is its default.
+enum Catalog {
+    struct Entry {
+        let models: KeyValuePairs<String, [String]>
+        /// Option keys this benchmark takes besides `shape` (and gcd's `driver`).
+        let optionKeys: [String]
+        /// The smallest `--param` that makes sense.
+        let minParam: Int
+        var maxParam: Int = .max
+    }
+
+    static let benchmarks: KeyValuePairs<String, Entry> = [
+        "spawn-waiting": Entry(
+            models: ["gcd": ["sync", "async-wait"], "sc": ["task"], "seq": ["inline"]],
+            optionKeys: ["wait_ms"], minParam: 0),
+        "spawn-waiting-group": Entry(
+            models: ["gcd": ["group"], "sc": ["group"]],
+            optionKeys: ["wait_ms"], minParam: 0),
+        "spawn-actors": Entry(
+            models: ["gcd": ["serial-queue"], "sc": ["actor"]],
+            optionKeys: [], minParam: 0),
+        "fib": Entry(
+            models: ["gcd": ["cps", "parallel"], "sc": ["asynclet"], "seq": ["plain"]],
+            // fib(92) is the largest that fits in 64 bits.
+            optionKeys: ["cutoff", "count_spawns"], minParam: 0, maxParam: 92),
+        "nqueens": Entry(
+            models: ["gcd": ["group-wait"], "sc": ["group"], "seq": ["plain"]],
+            optionKeys: ["count_spawns"], minParam: 0),
+        "matmul": Entry(
+            models: ["gcd": ["serial-queue"], "sc": ["actor"], "seq": ["loops"]],
+            optionKeys: [], minParam: 1),
+    ]
+
+    /// The options after checking, with the specs' defaults filled in.
+    struct Settings {
+        var shape: String
+        var onPool = false
+        var waitMs = 100
+        var cutoff = 0
+        var countSpawns = false
+    }
+
+    static func plan(for args: Arguments) throws(UsageError) -> Plan {
+        let name = args.benchmark
+        guard let entry = benchmarks.first(where: { $0.key == name })?.value else {
+            throw UsageError(
+                "unknown benchmark '\(name)' (known: \(benchmarks.map(\.key).joined(separator: ", ")))")
+        }
+        guard let shapes = entry.models.first(where: { $0.key == args.model })?.value else {
+            throw UsageError(
+                "unknown model '\(args.model)' for \(name) "
+                    + "(known: \(entry.models.map(\.key).joined(separator: ", ")))")
+        }
+        let variant = "\(name)/\(args.model)"
+        guard args.param >= entry.minParam, args.param <= entry.maxParam else {
+            let range = entry.maxParam == .max
+                ? ">= \(entry.minParam)" : "in \(entry.minParam)...\(entry.maxParam)"
+            throw UsageError("bad value '\(args.param)' for --param of \(name) (expected \(range))")
+        }
+        let settings = try settings(
+            args.options, variant: variant, shapes: shapes,
+            keys: ["shape"] + (args.model == "gcd" ? ["driver"] : []) + entry.optionKeys)
+        return makePlan(name, model: args.model, param: args.param, settings)
+    }
+
+    private static func settings(
+        _ options: [(key: String, value: String)], variant: String, shapes: [String],
+        keys: [String]
+    ) throws(UsageError) -> Settings {
+        var s = Settings(shape: shapes[0])
+        for (key, value) in options {
+            guard keys.contains(key) else {
+                throw UsageError(
+                    "unknown option '\(key)' for \(variant) (known: \(keys.joined(separator: ", ")))")
+            }
+            switch key {
+            case "shape":
+                guard shapes.contains(value) else {
+                    throw UsageError(
+                        "unknown shape '\(value)' for \(variant) "
+                            + "(known: \(shapes.joined(separator: ", ")))")
+                }
+                s.shape = value
+            case "driver":
+                guard value == "main" || value == "pool" else {
+                    throw UsageError("bad value '\(value)' for option driver (expected main or pool)")
+                }
+                s.onPool = value == "pool"
+            case "wait_ms":
+                s.waitMs = try Arguments.integer(value, for: "option wait_ms", atLeast: 0)
+                // An hour per task is already absurd; the bound keeps ns arithmetic safe.
+                if s.waitMs > 3_600_000 {
+                    throw UsageError("bad value '\(value)' for option wait_ms (expected <= 3600000)")
+                }
+            case "cutoff":
+                s.cutoff = try Arguments.integer(value, for: "option cutoff", atLeast: 0)
+            case "count_spawns":
+                guard value == "0" || value == "1" else {
+                    throw UsageError("bad value '\(value)' for option count_spawns (expected 0 or 1)")
+                }
+                s.countSpawns = value == "1"
+            default:
+                break
+            }
+        }
+        return s
+    }
+
+    /// The checked request, turned into kernels. Only catalog entries reach this
+    /// point; the tests build a plan for every one of them.
+    static func makePlan(
+        _ benchmark: String, model: String, param n: Int, _ s: Settings
+    ) -> Plan {
+        let pool = s.onPool
+        let wait = s.waitMs
+        switch (benchmark, model, s.shape) {
+        case ("spawn-waiting", "gcd", "sync"):
+            return .blocking(
+                onPool: pool, kernel: { _ in SpawnWaiting.gcdSync(tasks: n, waitMs: wait) },
+                spawns: nil)
+        case ("spawn-waiting", "gcd", "async-wait"):
+            return .blocking(
+                onPool: pool, kernel: { _ in SpawnWaiting.gcdAsyncWait(tasks: n, waitMs: wait) },
+                spawns: nil)
+        case ("spawn-waiting", "sc", "task"):
+            return .suspending(
+                kernel: { _ in try await SpawnWaiting.scTask(tasks: n, waitMs: wait) }, spawns: nil)
+        case ("spawn-waiting", "seq", "inline"):
+            return .blocking(
+                onPool: false, kernel: { _ in SpawnWaiting.seqInline(tasks: n, waitMs: wait) },
+                spawns: nil)
+
+        case ("spawn-waiting-group", "gcd", "group"):
+            return .blocking(
+                onPool: pool, kernel: { _ in SpawnWaitingGroup.gcdGroup(tasks: n, waitMs: wait) },
+                spawns: nil)
+        case ("spawn-waiting-group", "sc", "group"):
+            return .suspending(
+                kernel: { _ in await SpawnWaitingGroup.scGroup(tasks: n, waitMs: wait) },
+                spawns: nil)
+
+        case ("spawn-actors", "gcd", "serial-queue"):
+            return .blocking(
+                onPool: pool, kernel: { _ in SpawnActors.gcdSerialQueue(actors: n) }, spawns: nil)
+        case ("spawn-actors", "sc", "actor"):
+            return .suspending(kernel: { _ in await SpawnActors.scActor(actors: n) }, spawns: nil)
+
+        case ("fib", "gcd", "cps"), ("fib", "gcd", "parallel"):
+            let shape: Fib.GCDShape = s.shape == "parallel" ? .parallel : .cps
+            let cutoff = s.cutoff
+            return .blocking(
+                onPool: pool, kernel: { _ in Fib.gcd(shape, n: n, cutoff: cutoff) },
+                spawns: s.countSpawns ? count { Fib.gcdSpawnCount(shape, n: n, cutoff: cutoff) } : nil)
+        case ("fib", "sc", "asynclet"):
+            let cutoff = s.cutoff
+            return .suspending(
+                kernel: { _ in await Fib.sc(n: n, cutoff: cutoff) },
+                spawns: s.countSpawns ? asyncCount { await Fib.scSpawnCount(n: n, cutoff: cutoff) } : nil)
+        case ("fib", "seq", "plain"):
+            // seq/plain creates no work at all, so its honest count is 0.
+            return .blocking(
+                onPool: false, kernel: { _ in Fib.seqPlain(n: n) },
+                spawns: s.countSpawns ? count { 0 } : nil)
+
+        case ("nqueens", "gcd", "group-wait"):
+            return .blocking(
+                onPool: pool, kernel: { _ in NQueens.gcd(n: n) },
+                spawns: s.countSpawns ? count { NQueens.gcdSpawnCount(n: n) } : nil)
+        case ("nqueens", "sc", "group"):
+            return .suspending(
+                kernel: { _ in await NQueens.sc(n: n) },
+                spawns: s.countSpawns ? asyncCount { await NQueens.scSpawnCount(n: n) } : nil)
+        case ("nqueens", "seq", "plain"):
+            return .blocking(
+                onPool: false, kernel: { _ in NQueens.seqPlain(n: n) },
+                spawns: s.countSpawns ? count { 0 } : nil)
+
+        case ("matmul", "gcd", "serial-queue"):
+            return .blocking(
+                onPool: pool, kernel: { t in Matmul.gcd(n: n, iteration: t) }, spawns: nil)
+        case ("matmul", "sc", "actor"):
+            return .suspending(kernel: { t in await Matmul.sc(n: n, iteration: t) }, spawns: nil)
+        case ("matmul", "seq", "loops"):
+            return .blocking(
+                onPool: false, kernel: { t in Matmul.seq(n: n, iteration: t) }, spawns: nil)
+        default:
+            // The catalog above lists a shape this switch does not build: a bug here.
+            preconditionFailure("no kernel for \(benchmark)/\(model) shape \(s.shape)")
+        }
+    }
+
+    /// Typed wrappers: they keep the type checker from stumbling over closures in
+    /// the conditional expressions above.
+    private static func count(_ f: @escaping @Sendable () -> Int) -> (@Sendable () -> Int)? {
+        f
+    }
+
+    private static func asyncCount(
+        _ f: @escaping @Sendable () async -> Int
+    ) -> (@Sendable () async -> Int)? {
+        f
+    }
+}

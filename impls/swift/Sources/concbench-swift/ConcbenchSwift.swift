@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Entry point: check the command line, say hello, run the iterations.
+/// Exit status 2 for bad usage (one stderr line, nothing on stdout), 1 if a kernel
+/// failed, 0 otherwise.
+@main
+struct ConcbenchSwift {
+    static func main() {
+        let plan: Plan
+        let args: Arguments
+        do {
+            args = try Arguments.parse(Array(CommandLine.arguments.dropFirst()))
+            plan = try Catalog.plan(for: args)
+        } catch {
+            ProtocolWriter.log(error.message)
+            exit(2)
+        }
+        ProtocolWriter.hello(model: args.model)
+        exit(drive(plan, iterations: args.iterations) ? 0 : 1)
+    }
+}

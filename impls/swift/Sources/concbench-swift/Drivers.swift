@@ -1,0 +1,71 @@
+import ConcbenchKernels
+import Dispatch
+
+/// Runs the timing loop in the context the specs prescribe ("Driver context") and
+/// reports each iteration as soon as it ends. Returns false if an sc kernel threw.
+func drive(_ plan: Plan, iterations: Int) -> Bool {
+    switch plan {
+    case let .blocking(onPool, kernel, spawns):
+        let loop: @Sendable () -> Void = {
+            for t in 0..<iterations {
+                ProtocolWriter.iteration(t, kernel(t))
+            }
+            if let spawns {
+                ProtocolWriter.spawns(spawns())
+            }
+        }
+        if onPool {
+            // driver=pool: the thesis's literal setting, one pool worker is the driver.
+            let finished = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                loop()
+                finished.signal()
+            }
+            finished.wait()
+        } else {
+            loop()
+        }
+        return true
+
+    case let .suspending(kernel, spawns):
+        return driveInTask(kernel: kernel, spawns: spawns, iterations: iterations)
+    }
+}
+
+/// sc: the whole loop inside ONE unstructured Task; the main thread only waits.
+/// This function is nonisolated, so the Task inherits no actor and runs on the
+/// global concurrent executor, never on the blocked main thread.
+private func driveInTask(
+    kernel: @escaping @Sendable (Int) async throws -> Sample,
+    spawns: (@Sendable () async -> Int)?,
+    iterations: Int
+) -> Bool {
+    let finished = DispatchSemaphore(value: 0)
+    // Written by the Task before it signals; read after the wait.
+    let failure = Failure()
+    Task {
+        do {
+            for t in 0..<iterations {
+                ProtocolWriter.iteration(t, try await kernel(t))
+            }
+            if let spawns {
+                ProtocolWriter.spawns(await spawns())
+            }
+        } catch {
+            failure.message = "\(error)"
+        }
+        finished.signal()
+    }
+    finished.wait()
+    if let message = failure.message {
+        ProtocolWriter.log("kernel failed: \(message)")
+        return false
+    }
+    return true
+}
+
+/// The error text of a failed sc run, handed from the Task to the main thread,
+/// ordered by the semaphore.
+private final class Failure: @unchecked Sendable {
+    var message: String?
+}

@@ -1,0 +1,100 @@
+import XCTest
+@testable import concbench_swift
+
+/// The binding command line: what parses, what every catalog entry builds, and
+/// which mistakes are usage errors (exit status 2).
+final class CommandLineTests: XCTestCase {
+    func parse(_ line: String) throws(UsageError) -> Arguments {
+        try Arguments.parse(line.split(separator: " ").map(String.init))
+    }
+
+    func usageError(_ line: String, file: StaticString = #filePath, line number: UInt = #line) -> String? {
+        do {
+            _ = try Catalog.plan(for: try parse(line))
+            XCTFail("accepted: \(line)", file: file, line: number)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    func testFullCommandLine() throws {
+        let args = try parse(
+            "fib --model gcd --param 20 --iterations 3 --workers 2 --option shape=parallel --option cutoff=5")
+        XCTAssertEqual(args.benchmark, "fib")
+        XCTAssertEqual(args.model, "gcd")
+        XCTAssertEqual(args.param, 20)
+        XCTAssertEqual(args.iterations, 3)
+        XCTAssertEqual(args.workers, 2)
+        XCTAssertEqual(args.options.map(\.key), ["shape", "cutoff"])
+        XCTAssertEqual(args.options.map(\.value), ["parallel", "5"])
+    }
+
+    func testEveryCatalogShapeBuildsAPlan() throws {
+        for (benchmark, entry) in Catalog.benchmarks {
+            for (model, shapes) in entry.models {
+                for shape in shapes {
+                    let args = try parse(
+                        "\(benchmark) --model \(model) --param 1 --iterations 1 --option shape=\(shape)")
+                    let plan = try Catalog.plan(for: args)
+                    switch (model, plan) {
+                    case ("sc", .suspending), ("gcd", .blocking), ("seq", .blocking):
+                        break
+                    default:
+                        XCTFail("\(benchmark)/\(model)/\(shape) has the wrong driver kind")
+                    }
+                }
+            }
+        }
+    }
+
+    func testDriverPoolOnlyForGCD() throws {
+        guard case .blocking(let onPool, _, _) = try Catalog.plan(
+            for: try parse("nqueens --model gcd --param 4 --iterations 1 --option driver=pool"))
+        else { return XCTFail("gcd must be blocking") }
+        XCTAssertTrue(onPool)
+        XCTAssertNotNil(usageError("nqueens --model sc --param 4 --iterations 1 --option driver=pool"))
+    }
+
+    func testSeqIsNotServedForGroupAndActors() {
+        XCTAssertNotNil(usageError("spawn-waiting-group --model seq --param 10 --iterations 1"))
+        XCTAssertNotNil(usageError("spawn-actors --model seq --param 10 --iterations 1"))
+    }
+
+    func testUsageErrors() {
+        let cases: [(String, String)] = [
+            ("bogus --model sc --param 1 --iterations 1", "unknown benchmark 'bogus'"),
+            ("fib --model threads --param 1 --iterations 1", "unknown model 'threads' for fib"),
+            ("fib --model gcd --param 1 --iterations 1 --option shape=foo",
+             "unknown shape 'foo' for fib/gcd (known: cps, parallel)"),
+            ("fib --model sc --param 1 --iterations 1 --option wait_ms=3", "unknown option 'wait_ms'"),
+            ("fib --model sc --param x --iterations 1", "bad value 'x' for --param"),
+            ("fib --model sc --param 93 --iterations 1", "bad value '93' for --param of fib"),
+            ("fib --model sc --param 1 --iterations -1", "bad value '-1' for --iterations"),
+            ("fib --model sc --param 1 --iterations 1 --workers 0", "bad value '0' for --workers"),
+            ("fib --model sc --param 1 --iterations 1 --option cutoff=", "bad value '' for option cutoff"),
+            ("fib --model sc --param 1 --iterations 1 --option count_spawns=2", "count_spawns"),
+            ("fib --model sc --param 1 --iterations 1 --option cutoff", "malformed option 'cutoff'"),
+            ("fib --model sc --param 1 --iterations 1 --option =1", "malformed option '=1'"),
+            ("fib --model sc --param 1 --iterations 1 --option cutoff=1 --option cutoff=2", "given twice"),
+            ("fib --model sc --param 1", "missing --iterations"),
+            ("fib --param 1 --iterations 1", "missing --model"),
+            ("fib --model sc --iterations 1", "missing --param"),
+            ("--model sc --param 1 --iterations 1", "missing benchmark"),
+            ("fib --model sc --param 1 --iterations 1 --verbose 1", "unknown argument '--verbose'"),
+            ("fib --model sc --param 1 --iterations", "missing value after --iterations"),
+            ("spawn-waiting --model gcd --param 2 --iterations 1 --option driver=both", "driver"),
+            ("matmul --model seq --param 0 --iterations 1", "bad value '0' for --param of matmul"),
+        ]
+        for (line, fragment) in cases {
+            guard let message = usageError(line) else { continue }
+            XCTAssertTrue(message.contains(fragment), "\(line): \(message)")
+            XCTAssertFalse(message.contains("\n"), "one line only: \(line)")
+        }
+    }
+
+    func testJSONEscaping() {
+        XCTAssertEqual(ProtocolWriter.json("tasks=2 sum=3"), "\"tasks=2 sum=3\"")
+        XCTAssertEqual(ProtocolWriter.json("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"")
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import XCTest
+
+/// End to end through the built binary: protocol lines on stdout, exit statuses.
+final class ExecutableTests: XCTestCase {
+    struct Outcome {
+        let status: Int32
+        let stdout: [String]
+        let stderr: [String]
+    }
+
+    /// The `concbench-swift` product beside the test bundle in the build folder.
+    func binary() throws -> URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("concbench-swift")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        throw XCTSkip("concbench-swift binary not found next to the tests")
+    }
+
+    func run(_ arguments: String) throws -> Outcome {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments.split(separator: " ").map(String.init)
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        func lines(_ data: Data) -> [String] {
+            String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        return Outcome(status: process.terminationStatus, stdout: lines(stdout), stderr: lines(stderr))
+    }
+
+    func object(_ line: String) throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
+        return try XCTUnwrap(value as? [String: Any], line)
+    }
+
+    func testHelloThenIterationsForEveryModel() throws {
+        for model in ["gcd", "sc", "seq"] {
+            let outcome = try run("fib --model \(model) --param 10 --iterations 2 --workers 2")
+            XCTAssertEqual(outcome.status, 0)
+            XCTAssertEqual(outcome.stdout.count, 3)
+            let hello = try XCTUnwrap(try object(outcome.stdout[0])["hello"] as? [String: Any])
+            XCTAssertEqual(hello["protocol"] as? Int, 1)
+            XCTAssertEqual(hello["language"] as? String, "swift")
+            XCTAssertEqual(hello["model"] as? String, model)
+            XCTAssertTrue((hello["runtime"] as? String ?? "").hasPrefix("Swift 6."))
+            for (t, line) in outcome.stdout.dropFirst().enumerated() {
+                let it = try object(line)
+                XCTAssertEqual(it["iteration"] as? Int, t)
+                XCTAssertEqual(it["result"] as? String, "55")
+                XCTAssertGreaterThan(it["ns"] as? Int ?? 0, 0)
+            }
+        }
+    }
+
+    func testMatmulCyclesSeedsAndCountSpawnsMetric() throws {
+        let matmul = try run("matmul --model gcd --param 10 --iterations 5 --option driver=pool")
+        XCTAssertEqual(matmul.status, 0)
+        let results = try matmul.stdout.dropFirst().map { try object($0)["result"] as? String }
+        XCTAssertEqual(results, [
+            "seed=12345 checksum=13606466542", "seed=12346 checksum=11062465996",
+            "seed=12347 checksum=11204601074", "seed=12348 checksum=13870630232",
+            "seed=12345 checksum=13606466542",
+        ])
+
+        let fib = try run("fib --model sc --param 10 --iterations 1 --option count_spawns=1")
+        XCTAssertEqual(fib.status, 0)
+        let metrics = try XCTUnwrap(try object(fib.stdout.last ?? "{}")["metrics"] as? [String: Any])
+        XCTAssertEqual(metrics["spawns"] as? Int, 176)
+    }
+
+    func testUsageErrorsExitTwoWithOneStderrLineAndNoStdout() throws {
+        for line in [
+            "nosuch --model sc --param 1 --iterations 1",
+            "fib --model sc --param 1 --iterations 1 --option nosuch=1",
+            "fib --model gcd --param 1 --iterations 1 --option shape=foo",
+            "fib --model sc",
+        ] {
+            let outcome = try run(line)
+            XCTAssertEqual(outcome.status, 2, line)
+            XCTAssertEqual(outcome.stdout, [], line)
+            XCTAssertEqual(outcome.stderr.count, 1, line)
+            XCTAssertTrue(outcome.stderr.first?.hasPrefix("concbench-swift: ") ?? false, line)
+        }
+    }
+}
