@@ -52,6 +52,7 @@ class Benchmark:
     references: dict[str, tuple[str, ...]]
     may_stall_models: tuple[str, ...] = ()
     derived: tuple[str, ...] = ()
+    expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> param -> value
 
     def reference_for(self, param: str, iteration: int) -> str | None:
         """The expected result, or None when the spec gives none for this parameter.
@@ -98,6 +99,8 @@ class Implementation:
     requires: tuple[str, ...]
     install_hint: str
     build_command: tuple[str, ...]
+    opt_levels: tuple[str, ...]           # optimisation levels a build can choose, the default first
+    opt_args: tuple[str, ...]             # appended to the build command; "{opt}" is the level
     version_command: tuple[str, ...]
     variants: tuple[Variant, ...]
     hidden: bool = False
@@ -132,21 +135,28 @@ def _require(data: dict, key: str, path: Path):
     return data[key]
 
 
-def _options(table: dict) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted((str(k), str(v)) for k, v in table.items()))
+def option_combinations(options: dict[str, tuple[str, ...]]) -> list[dict[str, str]]:
+    """Every combination of swept option values: {"a": (1, 2), "b": (3,)} -> [{a:1,b:3}, {a:2,b:3}]."""
+    combos: list[dict[str, str]] = [{}]
+    for key, values in options.items():
+        combos = [{**combo, key: value} for combo in combos for value in values]
+    return combos
 
 
 def _size_set(name: str, data: dict, path: Path) -> SizeSet:
     params = [str(p) for p in _require(data, "params", path)]
     shared = dict(data.get("options", {}))
     per_param = data.get("param_options", {})
-    points = tuple(
-        SizePoint(param, _options({**shared, **per_param.get(param, {})})) for param in params
-    )
+    points = []
+    for param in params:
+        merged = {**shared, **per_param.get(param, {})}
+        # A list value is a sweep of that option within the size set (countdown's window).
+        sweeps = {str(k): tuple(map(str, v)) if isinstance(v, list) else (str(v),) for k, v in merged.items()}
+        points += [SizePoint(param, tuple(sorted(combo.items()))) for combo in option_combinations(sweeps)]
     deadline = data.get("deadline_s")
     return SizeSet(
         name=name,
-        points=points,
+        points=tuple(points),
         iterations=int(data.get("iterations", 5)),
         warmup=int(data.get("warmup", 1)),
         deadline_s=float(deadline) if deadline is not None else None,
@@ -177,6 +187,10 @@ def load_benchmark(path: Path) -> Benchmark:
         references=references,
         may_stall_models=tuple(data.get("may_stall_models", ())),
         derived=tuple(data.get("derived", ())),
+        expected_metrics={
+            metric: {str(param): value for param, value in table.items()}
+            for metric, table in data.get("expected_metrics", {}).items()
+        },
     )
 
 
@@ -198,6 +212,8 @@ def load_implementation(path: Path) -> Implementation:
         requires=tuple(data.get("requires", ())),
         install_hint=data.get("install_hint", ""),
         build_command=tuple(build.get("command", ())),
+        opt_levels=tuple(build.get("opt", {}).get("levels", ())),
+        opt_args=tuple(build.get("opt", {}).get("args", ())),
         version_command=tuple(data.get("version_command", ())),
         variants=tuple(variants),
         hidden=bool(data.get("hidden", False)),

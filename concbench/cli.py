@@ -20,8 +20,10 @@ from .progress import RichProgress
 from .records import RunStatus
 from .report import export
 from .report.compare import pair_series
-from .report.summary import summarise
-from .report.table import comparison_table, print_summary
+from .report.growth import growth_series
+from .report.scaling import scaling_tables
+from .report.summary import SeriesSummary, summarise
+from .report.table import comparison_table, growth_table, print_summary, scaling_table
 from .session import Session, Settings
 from .store import Store
 
@@ -114,7 +116,7 @@ def list_command(as_json: bool) -> int:
 # -- build -------------------------------------------------------------------------------
 
 
-def _build_all(catalog: Catalog, languages: list[str]) -> None:
+def _build_all(catalog: Catalog, languages: list[str], opts: dict[str, str] | None = None) -> None:
     for language in languages:
         impl = catalog.implementations[language]
         found = toolchains.availability(impl)
@@ -122,13 +124,16 @@ def _build_all(catalog: Catalog, languages: list[str]) -> None:
             err_console.print(f"skipping {language}: {found.reason} ({found.install_hint})")
             continue
         with console.status(f"building {language} ..."):
-            toolchains.build(impl)
-        console.print(f"built {language}: {impl.executable_path}")
+            record = toolchains.build(impl, catalog.root / "build", (opts or {}).get(language))
+        level = f" (-{record['opt']})" if record["opt"] else ""
+        console.print(f"built {language}{level}: {impl.executable_path}")
 
 
 @cli.command("build")
 @click.argument("names", nargs=-1)
-def build_command(names: tuple[str, ...]) -> int:
+@click.option("--swift-opt", default=None, type=click.Choice(["O", "Onone", "Osize"]),
+              help="Swift optimisation level of this build (default O); sessions record it.")
+def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
     """Build the implementations (all, or those of the given variants or languages)."""
     catalog = _catalog()
     languages = []
@@ -139,7 +144,7 @@ def build_command(names: tuple[str, ...]) -> int:
         if language not in languages:
             languages.append(language)
     toolchains.launcher_path(catalog.root / "build")
-    _build_all(catalog, languages)
+    _build_all(catalog, languages, {"swift": swift_opt} if swift_opt else None)
     return EXIT_OK
 
 
@@ -188,7 +193,11 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
     if launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")
     store = Store(db or _default_db(catalog))
-    versions = {l: toolchains.toolchain_version(catalog.implementations[l]) for l in languages}
+    versions = {
+        l: {"version": toolchains.toolchain_version(catalog.implementations[l]),
+            "build": toolchains.build_record(catalog.implementations[l], catalog.root / "build")}
+        for l in languages
+    }
     config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
               "runs": runs, "timeout_s": timeout, "strict": strict, "points": len(plan)}
     session_id = store.start_session(
@@ -208,7 +217,9 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
         store.end_session(session_id, status)
     record = store.session(session_id)
     stored = store.runs(session_id)
-    print_summary(console, record, summarise(stored))
+    rows = summarise(stored)
+    print_summary(console, record, rows)
+    _print_growth(catalog, rows)
     for path, text in ((export_json, export_json and export.to_json(record, stored)),
                        (export_csv, export_csv and export.to_csv(record, stored))):
         if path:
@@ -241,9 +252,12 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
               type=click.Choice(["table", "csv", "json", "markdown"]))
 @click.option("--compare", nargs=2, default=None, metavar="VARIANT VARIANT",
               help="Compare two variants of the session: ratio of medians, Welch, Mann-Whitney, z-interval.")
+@click.option("--scaling", default=None, metavar="DIMENSION",
+              help="Scaling tables along `cores` or any swept option (e.g. window): T, factor, efficiency.")
+@click.option("--against-seq", is_flag=True, help="With --scaling: also the speedup against the fastest seq variant.")
 @click.option("--list", "list_sessions", is_flag=True, help="List the stored sessions.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
-def report_command(session_id, fmt, compare, list_sessions, db) -> int:
+def report_command(session_id, fmt, compare, scaling, against_seq, list_sessions, db) -> int:
     """Report a stored session (default: the latest)."""
     catalog = _catalog()
     path = db or _default_db(catalog)
@@ -265,8 +279,18 @@ def report_command(session_id, fmt, compare, list_sessions, db) -> int:
         console.print(comparison_table(pair_series(rows, *compare), *compare))
         console.print("verdict: significant when the difference-of-means z-interval excludes 0 (the thesis' rule)")
         return EXIT_OK
+    if scaling:
+        tables = scaling_tables(rows, scaling, against_seq)
+        if not tables:
+            raise UsageError(f"--scaling {scaling}: session {record.id} has no series swept over '{scaling}'")
+        for table in tables:
+            console.print(scaling_table(table, against_seq))
+        console.print("T = 100·t(v)/t(first), factor = t(first)/t(v), medians of measured iterations; "
+                      "intervals: bootstrap of the ratio of medians")
+        return EXIT_OK
     if fmt == "table":
         print_summary(console, record, rows)
+        _print_growth(catalog, rows)
     elif fmt == "json":
         sys.stdout.write(export.to_json(record, runs))
     elif fmt == "csv":
@@ -274,6 +298,14 @@ def report_command(session_id, fmt, compare, list_sessions, db) -> int:
     else:
         sys.stdout.write(export.to_markdown(record, rows))
     return EXIT_OK
+
+
+def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
+    """For benchmarks whose spec derives a growth exponent (spawn-scaling): the log-log fit."""
+    fitted = {b.id for b in catalog.benchmarks.values() if "growth_exponent" in b.derived}
+    series = growth_series(rows, fitted)
+    if series:
+        console.print(growth_table(series))
 
 
 # -- main --------------------------------------------------------------------------------
@@ -288,10 +320,10 @@ def main(argv: list[str] | None = None) -> None:
         code = cli.main(args=argv, prog_name="concbench", standalone_mode=False)
     except click.exceptions.UsageError as error:
         where = f"{error.ctx.command_path}: " if error.ctx else "concbench: "
-        err_console.print(f"{where}{_one_line(error.format_message())}", markup=False, highlight=False)
+        err_console.print(f"{where}{_one_line(error.format_message())}", markup=False, highlight=False, soft_wrap=True)
         code = EXIT_USAGE
     except UsageError as error:
-        err_console.print(f"concbench: {_one_line(error)}", markup=False, highlight=False)
+        err_console.print(f"concbench: {_one_line(error)}", markup=False, highlight=False, soft_wrap=True)
         code = EXIT_USAGE
     except BuildError as error:
         err_console.print(error.output, markup=False, highlight=False)

@@ -44,7 +44,7 @@ def allowed_cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-def capture(toolchains: dict[str, str | None]) -> dict:
+def capture(toolchains: dict[str, dict]) -> dict:
     return {
         "cpu_model": _cpu_model(),
         "cpus_online": os.cpu_count(),

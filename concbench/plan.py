@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import SIZE_SETS, Benchmark, Catalog, SizePoint, SizeSet, Variant
+from .catalog import SIZE_SETS, Benchmark, Catalog, SizePoint, SizeSet, Variant, option_combinations
 from .errors import UsageError
 
 
@@ -71,11 +71,6 @@ def parse_option(text: str) -> tuple[str, tuple[str, ...]]:
     return key.strip(), parse_values(value, f"--option {key.strip()}=")
 
 
-def _combinations(options: dict[str, tuple[str, ...]]) -> list[dict[str, str]]:
-    combos: list[dict[str, str]] = [{}]
-    for key, values in options.items():
-        combos = [{**combo, key: value} for combo in combos for value in values]
-    return combos
 
 
 def _pick(names: tuple[str, ...], known: dict, what: str) -> list:
@@ -134,22 +129,27 @@ def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[P
         variants = [v for v in variants if v.name in available and not catalog.implementation_of(v).hidden]
     user_options = dict(request.options)
     requested_shape = user_options.pop("shape", None)
-    points = []
+    points: list[Point] = []
+    seen: set[tuple] = set()
     for benchmark in benchmarks:
         for variant in variants:
             if not variant.serves(benchmark.id):
                 continue
             for shape in _shapes(variant, benchmark, requested_shape):
                 for size_point, size in _points_of(benchmark, request):
-                    for swept in _combinations(user_options):
+                    for swept in option_combinations(user_options):
                         options = {**dict(size_point.options), **swept}
                         if shape is not None:
                             options["shape"] = shape
                         for cores in request.cores:
-                            points.append(Point(
-                                benchmark, variant, size_point.param, tuple(sorted(options.items())), cores,
-                                *_iterations_and_warmup(request, size), size.deadline_s,
-                            ))
+                            # "{cores}" in an option stands for the run's core count (window = cores).
+                            resolved = tuple(sorted((k, v.replace("{cores}", str(cores))) for k, v in options.items()))
+                            point = Point(benchmark, variant, size_point.param, resolved, cores,
+                                          *_iterations_and_warmup(request, size), size.deadline_s)
+                            key = (benchmark.id, variant.name, point.param, resolved, cores)
+                            if key not in seen:
+                                seen.add(key)
+                                points.append(point)
     if not points:
         raise UsageError("nothing to run: no chosen variant implements the chosen benchmarks")
     for point in points:

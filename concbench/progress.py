@@ -55,7 +55,9 @@ class RichProgress(Progress):
         if failed or self.bar is None:
             style = "" if run.status == RunStatus.OK else "yellow" if run.status == RunStatus.TIMEOUT else "red"
             median = sorted(run.measured_ns())[len(run.measured_ns()) // 2] if run.measured_ns() else None
-            text = f"{self.current}: {run.status}" + (f" {run.message}" if run.message else "")
+            shape = f" [{run.options['shape']}]" if "shape" in run.options else ""
+            where = f"{run.benchmark} {run.variant}{shape} {run.param} cores={run.cores} run {run.run_index + 1}"
+            text = f"{where}: {run.status}" + (f" {run.message}" if run.message else "")
             if median is not None:
                 text += f" median {fmt_ns(median)}"
             self.console.print(f"[{style}]{escape(text)}[/]" if style else escape(text), highlight=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .catalog import Implementation
-from .errors import BuildError
+from .errors import BuildError, UsageError
 
 LAUNCHER_SOURCE = Path(__file__).parent / "launcher" / "launch.c"
 
@@ -33,25 +34,44 @@ def is_built(impl: Implementation) -> bool:
     return impl.executable_path.exists()
 
 
-def build(impl: Implementation, extra_env: dict[str, str] | None = None) -> None:
-    """Run the implementation's build command; its output is kept for the error only."""
-    if not impl.build_command:
-        return
-    env = {**os.environ, **(extra_env or {})}
-    try:
-        done = subprocess.run(
-            list(impl.build_command), cwd=impl.folder, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-    except OSError as error:
-        raise BuildError(f"{impl.language}: cannot run {impl.build_command[0]}: {error.strerror}") from error
-    if done.returncode != 0:
-        raise BuildError(
-            f"{impl.language}: build failed ({' '.join(impl.build_command)}, exit {done.returncode})",
-            done.stdout,
-        )
+def build_record_path(build_dir: Path, impl: Implementation) -> Path:
+    return build_dir / "builds" / f"{impl.language}.json"
+
+
+def build(impl: Implementation, build_dir: Path, opt: str | None = None) -> dict:
+    """Run the implementation's build command; its output is kept for the error only.
+
+    The chosen optimisation level is written beside the build, so every later session can
+    store which build it measured."""
+    if opt is not None and opt not in impl.opt_levels:
+        known = ", ".join(impl.opt_levels) or "none"
+        raise UsageError(f"{impl.language}: no optimisation level '{opt}' (known: {known})")
+    level = opt or (impl.opt_levels[0] if impl.opt_levels else None)
+    command = list(impl.build_command)
+    if level is not None:
+        command += [part.format(opt=level) for part in impl.opt_args]
+    if command:
+        try:
+            done = subprocess.run(command, cwd=impl.folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        except OSError as error:
+            raise BuildError(f"{impl.language}: cannot run {command[0]}: {error.strerror}") from error
+        if done.returncode != 0:
+            raise BuildError(f"{impl.language}: build failed ({' '.join(command)}, exit {done.returncode})", done.stdout)
     if not is_built(impl):
         raise BuildError(f"{impl.language}: the build succeeded but {impl.executable_path} is missing")
+    record = {"command": command, "opt": level}
+    path = build_record_path(build_dir, impl)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record))
+    return record
+
+
+def build_record(impl: Implementation, build_dir: Path) -> dict | None:
+    """How the implementation was last built by `concbench build`, or None if not by us."""
+    try:
+        return json.loads(build_record_path(build_dir, impl).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def toolchain_version(impl: Implementation) -> str | None:

@@ -97,3 +97,39 @@ def test_a_bad_benchmark_file_is_a_catalog_error(tmp_path):
     path.write_text("id = [")
     with pytest.raises(CatalogError, match="not valid TOML"):
         load_benchmark(path)
+
+
+def _run(variant, results, status="ok"):
+    from concbench.records import IterationRecord, RunRecord, RunStatus
+    return RunRecord(benchmark="countdown", variant=variant, param="317:3-7-8-50-75-4", options={}, cores=2,
+                     run_index=0, status=RunStatus(status),
+                     iterations=[IterationRecord(i, 1, r, "unverified", False) for i, r in enumerate(results)])
+
+
+def test_agreement_marks_the_majority_agreed_and_the_odd_one_wrong():
+    from concbench.verify import cross_check
+    runs = [_run("c/libdispatch", ["x", "x"]), _run("swift/sc", ["x", "x"]), _run("swift/gcd", ["x", "y"])]
+    changed = cross_check(runs)
+    assert len(changed) == 3
+    assert [it.verdict for it in runs[0].iterations] == ["agreed", "agreed"]
+    assert [it.verdict for it in runs[2].iterations] == ["agreed", "wrong"]
+    assert runs[2].status == "wrong" and "other variants gave 'x'" in runs[2].message
+    assert runs[0].status == "ok"
+
+
+def test_agreement_without_a_majority_is_disagree():
+    from concbench.verify import cross_check
+    runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]
+    cross_check(runs)
+    assert {it.verdict for r in runs for it in r.iterations} == {"disagree"}
+    assert {r.status for r in runs} == {"disagree"}
+
+
+def test_one_variant_alone_stays_unverified_and_references_are_untouched():
+    from concbench.verify import cross_check
+    lonely = [_run("a/x", ["1"]), _run("a/x", ["1"])]
+    assert cross_check(lonely) == []
+    assert lonely[0].iterations[0].verdict == "unverified"
+    checked = _run("a/x", ["1"])
+    checked.iterations[0] = checked.iterations[0].__class__(0, 1, "1", "verified", False)
+    assert cross_check([checked, _run("b/x", ["2"])]) == []

@@ -179,3 +179,13 @@ def test_list_shows_variants_and_availability(cli):
     names = {v["variant"]: v for v in doc["variants"]}
     assert "swift/gcd" in names and "available" in names["swift/gcd"]
     assert {b["id"] for b in doc["benchmarks"]} >= {"fib", "nqueens"}
+
+
+def test_a_result_without_reference_is_agreed_across_variants_and_the_odd_one_is_wrong(cli):
+    done = cli("run", *FAKE, "-v", "fake/ok", "-v", "fake/slow", "-v", "fake/wrong", "--param", "11",
+               "--iterations", "3", "--warmup", "0")
+    assert done.returncode == 1
+    runs = {r["variant"]: r for r in cli.export()["runs"]}
+    assert {it["verdict"] for it in runs["fake/ok"]["iterations"]} == {"agreed"}
+    assert not any(it["verified"] for it in runs["fake/ok"]["iterations"])   # agreed is never verified
+    assert runs["fake/wrong"]["status"] == "wrong"

@@ -60,7 +60,7 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     statuses = Counter(str(run.status) for run in runs)
     notes = []
     for run in runs:
-        if run.status not in (RunStatus.OK, RunStatus.SKIPPED) and run.message:
+        if run.status != RunStatus.SKIPPED and run.message:
             notes.append(f"run {run.run_index}: {run.status}: {run.message}")
     skipped = [run for run in runs if run.status == RunStatus.SKIPPED]
     if skipped:

@@ -9,6 +9,8 @@ from rich.table import Table
 from ..records import SessionRecord
 from ..stats import CV_WARN_THRESHOLD
 from .compare import PairComparison
+from .growth import GrowthSeries
+from .scaling import ScalingTable
 from .summary import SeriesSummary
 from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
 
@@ -113,3 +115,51 @@ def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSum
         console.print("[bold]Notes[/]")
         for line in notes:
             console.print(f"  {line}", markup=False, highlight=False)
+
+
+def _interval(ci: tuple[float, float] | None, digits: int) -> str:
+    return "" if ci is None else f" [{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]"
+
+
+def scaling_table(table: ScalingTable, against_sequential: bool) -> Table:
+    out = Table(title=escape(table.title), header_style="bold", title_justify="left")
+    columns = [table.dimension, "runs", "median", "T [95% CI]", "factor [95% CI]"]
+    if table.dimension == "cores":
+        columns.append("efficiency")
+    if against_sequential:
+        columns.append("vs fastest seq")
+    columns += ["threads", "CPU"]
+    for name in columns:
+        out.add_column(name, justify="left" if name == "runs" else "right")
+    for row in table.rows:
+        s = row.series
+        cells = [row.value, _statuses(s), fmt_ns(s.stats.median) if s.stats else "–",
+                 "–" if row.t_norm is None else f"{row.t_norm:.1f}{_interval(row.t_ci, 1)}",
+                 "–" if row.factor is None else f"{row.factor:.2f}{_interval(row.factor_ci, 2)}"]
+        if table.dimension == "cores":
+            cells.append("–" if row.efficiency is None else f"{row.efficiency:.2f}")
+        if against_sequential:
+            cells.append("–" if row.vs_sequential is None else f"{row.vs_sequential:.2f}")
+        cells += ["–" if s.threads_max is None else str(s.threads_max),
+                  "–" if s.cpu_utilisation is None else f"{s.cpu_utilisation:.2f}"]
+        out.add_row(*cells)
+    return out
+
+
+def growth_table(series: list[GrowthSeries]) -> Table:
+    out = Table(title="Growth with N: seconds per task and the log-log exponent of total time",
+                header_style="bold", title_justify="left")
+    sizes = sorted({p.n for s in series for p in s.points})
+    for name in ["benchmark", "variant [shape]", "cores", *(f"N={n}" for n in sizes), "exponent", "last step", "flag"]:
+        out.add_column(name, justify="left" if name in ("benchmark", "variant [shape]", "flag") else "right")
+    for s in series:
+        by_n = {p.n: p for p in s.points}
+        cells = [f"{by_n[n].s_per_task:.2e}" if n in by_n else "–" for n in sizes]
+        fit = s.fit
+        flag = "[red bold]super-linear[/]" if fit.superlinear else "[green]linear[/]"
+        if fit.timed_out:
+            flag += " (timeout)"
+        out.add_row(s.benchmark, escape(s.label), str(s.cores), *cells,
+                    "–" if fit.exponent is None else f"{fit.exponent:.3f}",
+                    "–" if fit.local_last is None else f"{fit.local_last:.3f}", flag)
+    return out

@@ -8,8 +8,8 @@ import sys
 import threading
 import time
 
-MODELS = {"ok", "wrong", "crash", "exit", "hang", "spin", "garbage", "threads", "bigrss", "slow"}
-BENCHMARKS = {"fib", "spawn-waiting"}
+MODELS = {"ok", "wrong", "crash", "exit", "hang", "spin", "garbage", "threads", "bigrss", "slow", "quadratic"}
+BENCHMARKS = {"fib", "spawn-waiting", "spawn-scaling"}
 OPTIONS = {"wait_ms", "cutoff", "pad_ms"}
 
 
@@ -50,10 +50,21 @@ def fib(k):
     return k if k < 2 else fib(k - 1) + fib(k - 2)
 
 
+def work(i):
+    s = i
+    for _ in range(32):
+        s = (1664525 * s + 1013904223) % 2**32
+    return s % 1000 + 1
+
+
 def kernel(args):
     n = int(args["param"])
     if args["benchmark"] == "fib":
         return str(fib(n))
+    if args["benchmark"] == "spawn-scaling":
+        if args["model"] == "quadratic":
+            time.sleep(0.005 * (n / 1000) ** 2)   # bookkeeping that grows with the square of N
+        return f"tasks={n} sum={sum(work(i) for i in range(n))}"
     wait_s = int(args["options"].get("wait_ms", "100")) / 1000
     total = 0
     for i in range(1, n + 1):

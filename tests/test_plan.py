@@ -1,0 +1,76 @@
+import pytest
+
+from concbench.catalog import load_catalog
+from concbench.errors import UsageError
+from concbench.plan import Request, make_plan, parse_option, parse_values
+
+
+@pytest.fixture(scope="module")
+def catalog(root):
+    return load_catalog(root)
+
+
+ALL = {"swift/gcd", "swift/sc", "swift/seq", "fake/ok", "fake/slow"}
+
+
+def test_values_lists_and_ranges():
+    assert parse_values("1..4", "--x") == ("1", "2", "3", "4")
+    assert parse_values("64,2048,17000", "--x") == ("64", "2048", "17000")
+    assert parse_values("1,3..5", "--x") == ("1", "3", "4", "5")
+    assert parse_values("317:3-7-8-50-75-4", "--param") == ("317:3-7-8-50-75-4",)   # dashes are no range
+    assert parse_option("window=1..3") == ("window", ("1", "2", "3"))
+    for bad in ("5..1", "a..b", "1,,2"):
+        with pytest.raises(UsageError):
+            parse_values(bad, "--x")
+
+
+def test_every_declared_shape_runs_by_default_and_is_passed_explicitly(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/gcd",), size="test", cores=(2,)), ALL)
+    assert sorted({p.shape for p in plan}) == ["cps", "parallel"]
+    assert len(plan) == 8
+
+
+def test_a_named_shape_replaces_the_default_ones(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/gcd",), size="test", cores=(2,),
+                                      options=(("shape", ("parallel",)),)), ALL)
+    assert {p.shape for p in plan} == {"parallel"}
+
+
+def test_option_sweeps_multiply_with_cores_and_params(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("fake/slow",), params=("5", "6"), cores=(1, 2),
+                                      options=(("pad_ms", ("1", "2", "3")),)), ALL)
+    assert len(plan) == 2 * 2 * 3
+    assert {dict(p.options)["pad_ms"] for p in plan} == {"1", "2", "3"}
+
+
+def test_size_set_sweeps_resolve_cores_and_drop_duplicates(catalog):
+    if "countdown" not in catalog.benchmarks or not any(v.serves("countdown") for v in catalog.variants.values()):
+        pytest.skip("no countdown implementation yet")
+    served = [v.name for v in catalog.variants.values() if v.serves("countdown")]
+    plan = make_plan(catalog, Request(benchmarks=("countdown",), variants=(served[0],), size="quick", cores=(2,)),
+                     set(served))
+    windows = sorted(dict(p.options)["window"] for p in plan if p.shape == plan[0].shape)
+    assert windows == ["1", "2"]     # 1, 2 and {cores}=2: the duplicate is gone
+
+
+def test_size_set_options_and_per_param_options(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/seq",), size="quick", cores=(2,)), ALL)
+    by_param = {p.param: dict(p.options) for p in plan}
+    assert by_param["35"]["cutoff"] == "20" and "cutoff" not in by_param["25"]
+    assert plan[0].iterations == 5 and plan[0].warmup == 1
+
+
+def test_default_warmup_never_eats_every_iteration(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/seq",), params=("5",), cores=(1,),
+                                      iterations=3), ALL)
+    assert (plan[0].iterations, plan[0].warmup) == (3, 2)   # paper's warm-up 10, cut to 2
+    with pytest.raises(UsageError, match="leaves no measured iteration"):
+        make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/seq",), params=("5",), cores=(1,),
+                                   iterations=3, warmup=3), ALL)
+
+
+def test_hidden_and_unavailable_variants_stay_out_of_default_runs(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), size="test", cores=(1,)), {"swift/sc", "fake/ok"})
+    assert {p.variant.name for p in plan} == {"swift/sc"}
+    with pytest.raises(UsageError, match="not available"):
+        make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/gcd",), cores=(1,)), {"swift/sc"})
