@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import shlex
-import signal
+from dataclasses import replace
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from . import environment, toolchains
+from . import environment, measure, regression, toolchains
 from .catalog import SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .plan import Request, make_plan, parse_option, parse_values
@@ -23,8 +22,12 @@ from .report.compare import pair_series
 from .report.growth import growth_series
 from .report.scaling import scaling_tables
 from .report.summary import SeriesSummary, summarise
-from .report.table import comparison_table, growth_table, print_summary, scaling_table
-from .session import Session, Settings
+from .report.study import grid_html, published_grid, study_grids
+from .report.table import (
+    comparison_table, grid_table, growth_table, print_summary, regression_table, scaling_table,
+)
+from .studies import SCALES, find_study, load_studies
+from .session import Settings
 from .store import Store
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -151,10 +154,6 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 # -- run ---------------------------------------------------------------------------------
 
 
-def _raise_interrupted(signum, frame) -> None:
-    raise SessionInterrupted(f"signal {signum}")
-
-
 @cli.command("run")
 @click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Benchmark id (repeatable; default all).")
 @click.option("-v", "--variant", "variants", multiple=True, help="language/model (repeatable; default all available).")
@@ -186,35 +185,25 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
         iterations=iterations, warmup=warmup,
     )
     plan = make_plan(catalog, request, _available(catalog))
-    languages = sorted({p.variant.language for p in plan})
-    unbuilt = [l for l in languages if not toolchains.is_built(catalog.implementations[l])]
-    _build_all(catalog, unbuilt)
-    launcher = toolchains.launcher_path(catalog.root / "build")
-    if launcher is None:
+    config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
+              "timeout_s": timeout, "strict": strict}
+    store, outcome = _measure(catalog, plan, Settings(runs=runs, timeout_s=timeout), db, config)
+    return _finish_session(catalog, store, outcome, strict, export_json, export_csv)
+
+
+def _measure(catalog: Catalog, plan, settings: Settings, db: Path | None, config: dict):
+    measure.build_missing(catalog, plan, lambda languages: _build_all(catalog, languages))
+    settings.launcher = toolchains.launcher_path(catalog.root / "build")
+    if settings.launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")
     store = Store(db or _default_db(catalog))
-    versions = {
-        l: {"version": toolchains.toolchain_version(catalog.implementations[l]),
-            "build": toolchains.build_record(catalog.implementations[l], catalog.root / "build")}
-        for l in languages
-    }
-    config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
-              "runs": runs, "timeout_s": timeout, "strict": strict, "points": len(plan)}
-    session_id = store.start_session(
-        shlex.join(["concbench", *sys.argv[1:]]), environment.git_commit(catalog.root),
-        environment.capture(versions), config,
-    )
-    session = Session(catalog, store, Settings(runs=runs, timeout_s=timeout, launcher=launcher), RichProgress(console))
-    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
-    status = "finished"
-    try:
-        with session.progress.live(len(plan) * runs):
-            result = session.execute(session_id, plan)
-    except (KeyboardInterrupt, SessionInterrupted):
-        status = "interrupted"
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        store.end_session(session_id, status)
+    return store, measure.run_plan(catalog, store, plan, settings, RichProgress(console), config)
+
+
+def _finish_session(catalog: Catalog, store: Store, outcome: measure.Outcome, strict: bool,
+                    export_json: Path | None = None, export_csv: Path | None = None) -> int:
+    """The summary, the exports and the exit status of a finished (or interrupted) session."""
+    session_id = outcome.session_id
     record = store.session(session_id)
     stored = store.runs(session_id)
     rows = summarise(stored)
@@ -227,12 +216,12 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
             path.write_text(text)
             console.print(f"exported {path}")
     console.print(f"stored as session {session_id} in {store.path}")
-    if status == "interrupted":
+    if outcome.interrupted:
         err_console.print(f"interrupted: {len(stored)} finished runs kept in session {session_id}")
         return EXIT_INTERRUPTED
-    failures = result.failures
+    failures = outcome.result.failures
     if strict:
-        failures += [r for r in result.runs if r.status == RunStatus.TIMEOUT
+        failures += [r for r in outcome.result.runs if r.status == RunStatus.TIMEOUT
                      and r.variant.split("/")[1] not in catalog.benchmarks[r.benchmark].may_stall_models]
     if failures:
         err_console.print(f"[red]{len(failures)} failed runs:[/]")
@@ -255,22 +244,25 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
 @click.option("--scaling", default=None, metavar="DIMENSION",
               help="Scaling tables along `cores` or any swept option (e.g. window): T, factor, efficiency.")
 @click.option("--against-seq", is_flag=True, help="With --scaling: also the speedup against the fastest seq variant.")
+@click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Write a self-contained HTML report with plots into this folder.")
 @click.option("--list", "list_sessions", is_flag=True, help="List the stored sessions.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
-def report_command(session_id, fmt, compare, scaling, against_seq, list_sessions, db) -> int:
+def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, list_sessions, db) -> int:
     """Report a stored session (default: the latest)."""
     catalog = _catalog()
-    path = db or _default_db(catalog)
-    if not path.exists():
-        raise UsageError(f"{path}: no results yet (run `concbench run` first)")
-    store = Store(path)
+    store = _open_store(catalog, db)
     if list_sessions:
         for s in store.sessions():
             console.print(f"{s.id:>4}  {s.started_at}  {s.status:<11}  {s.command}", markup=False, highlight=False)
         return EXIT_OK
     record = store.session(session_id)
-    runs = store.runs(record.id)
+    runs = store.runs(record.id, with_samples=html_dir is not None)
     rows = summarise(runs)
+    if html_dir:
+        path = _write_html(html_dir, catalog, record, runs, [tuple(compare)] if compare else [])
+        console.print(f"wrote {path}")
+        return EXIT_OK
     if compare:
         names = {r.variant for r in runs}
         for name in compare:
@@ -300,12 +292,135 @@ def report_command(session_id, fmt, compare, scaling, against_seq, list_sessions
     return EXIT_OK
 
 
+def _open_store(catalog: Catalog, db: Path | None) -> Store:
+    path = db or _default_db(catalog)
+    if not path.exists():
+        raise UsageError(f"{path}: no results yet (run `concbench run` first)")
+    return Store(path)
+
+
+def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, study=None, sections=()) -> Path:
+    from .report.html import write_html_report   # matplotlib loads only when a page is wanted
+
+    return write_html_report(out_dir, record, runs, catalog, comparisons=comparisons,
+                             published=study.published if study else (), study=study, extra_sections=sections)
+
+
 def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
     """For benchmarks whose spec derives a growth exponent (spawn-scaling): the log-log fit."""
     fitted = {b.id for b in catalog.benchmarks.values() if "growth_exponent" in b.derived}
     series = growth_series(rows, fitted)
     if series:
         console.print(growth_table(series))
+
+
+# -- compare ------------------------------------------------------------------------------
+
+
+@cli.command("compare")
+@click.argument("session_a", type=int)
+@click.argument("session_b", type=int)
+@click.option("--threshold", default=regression.DEFAULT_THRESHOLD, show_default=True, type=click.FloatRange(min=0),
+              help="Smallest relative change called faster or slower (0.05 = 5 %).")
+@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any series of B is slower than in A.")
+@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> int:
+    """Compare two sessions series by series: ratio of medians B/A with a bootstrap interval."""
+    catalog = _catalog()
+    store = _open_store(catalog, db)
+    record_a, record_b = store.session(session_a), store.session(session_b)
+    for note in regression.environment_differences(record_a.environment, record_b.environment):
+        err_console.print(f"[yellow]warning:[/] the sessions differ: {note}", highlight=False)
+    changes = regression.compare_sessions(store.runs(session_a), store.runs(session_b), threshold)
+    console.print(regression_table(changes, session_a, session_b, threshold))
+    slower = [c for c in changes if c.verdict == "slower"]
+    console.print(f"{len(slower)} slower, {sum(c.verdict == 'faster' for c in changes)} faster, "
+                  f"{sum(c.verdict == 'unchanged' for c in changes)} unchanged, "
+                  f"{sum(c.verdict == 'missing' for c in changes)} only in one session")
+    return EXIT_RUN_FAILED if slower and fail_on_regression else EXIT_OK
+
+
+# -- studies ------------------------------------------------------------------------------
+
+
+@cli.group("study")
+def study_group() -> None:
+    """Presets that reproduce a published experiment and lay its tables beside ours."""
+
+
+@study_group.command("list")
+def study_list() -> int:
+    """The studies and what each reproduces."""
+    for study in load_studies(_catalog().root).values():
+        console.print(f"[bold]{study.id}[/]: {study.title}", highlight=False)
+        console.print(f"    {study.method}", highlight=False)
+    return EXIT_OK
+
+
+@study_group.command("run")
+@click.argument("study_id")
+@click.option("--scale", default="quick", show_default=True, type=click.Choice(list(SCALES)),
+              help="quick: minutes on 2 cores; paper: the source's design.")
+@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+def study_run(study_id, scale, db) -> int:
+    """Run a study's preset as one session, then show its tables beside the published ones."""
+    catalog = _catalog()
+    study = find_study(catalog.root, study_id)
+    available = _available(catalog)
+    plan = []
+    allowed = len(environment.allowed_cpus())
+    for part in study.parts[scale]:
+        wanted = [v for v in part.request.variants if v in available]
+        for missing in sorted(set(part.request.variants) - set(wanted)):
+            err_console.print(f"{study.id}: {missing} is unavailable here and left out")
+        if not wanted:
+            continue
+        cores = tuple(c for c in part.request.cores if c <= allowed) or (allowed,)
+        points = make_plan(catalog, replace(part.request, variants=tuple(wanted), cores=cores), available)
+        plan += [replace(p, deadline_s=part.deadline_s) if part.deadline_s else p for p in points]
+    if not plan:
+        raise UsageError(f"{study.id}: none of its variants is available here (see `concbench list`)")
+    config = {"study": study.id, "scale": scale}
+    store, outcome = _measure(catalog, plan, Settings(runs=study.runs[scale]), db, config)
+    code = _finish_session(catalog, store, outcome, strict=False)
+    _print_study(study, summarise(store.runs(outcome.session_id)))
+    return code
+
+
+def _print_study(study, rows) -> list:
+    console.print(f"[bold]{study.title}[/]", highlight=False)
+    console.print(f"method: {study.method}", highlight=False)
+    grids = study_grids(study, rows)
+    for grid in [*grids, *(published_grid(study, t) for t in study.published)]:
+        console.print(grid_table(grid))
+        if grid.note:
+            console.print(grid.note, highlight=False, markup=False, soft_wrap=True)
+    return grids
+
+
+@study_group.command("report")
+@click.argument("study_id")
+@click.option("--session", "session_id", default=None, type=int, help="A session of this study (default: the latest).")
+@click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+def study_report(study_id, session_id, html_dir, db) -> int:
+    """The study's tables from its latest session, beside the published figures."""
+    catalog = _catalog()
+    study = find_study(catalog.root, study_id)
+    store = _open_store(catalog, db)
+    sessions = [s for s in store.sessions() if s.config.get("study") == study.id and s.status != "running"]
+    if session_id is not None:
+        sessions = [s for s in sessions if s.id == session_id]
+    if not sessions:
+        raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
+    record = sessions[-1]
+    runs = store.runs(record.id, with_samples=html_dir is not None)
+    grids = _print_study(study, summarise(runs))
+    if html_dir:
+        sections = [(g.title, grid_html(g)) for g in grids]
+        path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections)
+        console.print(f"wrote {path}")
+    return EXIT_OK
 
 
 # -- main --------------------------------------------------------------------------------

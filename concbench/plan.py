@@ -99,22 +99,29 @@ def _points_of(benchmark: Benchmark, request: Request) -> list[tuple[SizePoint, 
 
 def _shapes(variant: Variant, benchmark: Benchmark, requested: tuple[str, ...] | None) -> list[str | None]:
     declared = variant.shapes[benchmark.id]
-    if requested is None:
+    if requested is None or not declared:
         return list(declared) or [None]
-    for shape in requested:
-        if declared and shape not in declared:
-            raise UsageError(
-                f"{variant.name} has no shape '{shape}' for {benchmark.id} (known: {', '.join(declared)})"
-            )
-    return list(requested)
+    # Several shapes may be asked of several variants at once (shape=sync,task): each takes its own.
+    chosen = [shape for shape in requested if shape in declared]
+    if not chosen:
+        raise UsageError(
+            f"{variant.name} has no shape '{','.join(requested)}' for {benchmark.id} (known: {', '.join(declared)})"
+        )
+    return chosen
 
 
 def _iterations_and_warmup(request: Request, size: SizeSet) -> tuple[int, int]:
-    """The request's counts, else the size set's; a default warm-up never eats every iteration."""
-    iterations = request.iterations if request.iterations is not None else size.iterations
+    """The request's counts, else the size set's.
+
+    With --iterations but no --warmup, the size set's warm-up share is kept (at least one when it
+    has any), and it never eats every iteration."""
+    if request.iterations is None:
+        return size.iterations, size.warmup if request.warmup is None else request.warmup
+    iterations = request.iterations
     if request.warmup is not None:
         return iterations, request.warmup
-    return iterations, min(size.warmup, iterations - 1)
+    share = round(size.warmup * iterations / size.iterations)
+    return iterations, min(max(share, 1 if size.warmup else 0), iterations - 1)
 
 
 def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[Point]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,10 @@ DEFAULT_RUN_TIMEOUT_S = 1800.0
 
 class Progress:
     """What a session tells its watcher; the CLI draws it, tests record it."""
+
+    @contextmanager
+    def live(self, total_runs: int):
+        yield
 
     def run_started(self, point: Point, run_index: int) -> None: ...
 

@@ -4,8 +4,6 @@ The list is read from impls/ itself, so a new language cannot be left out; a fol
 toolchain is missing is skipped with the reason, never failed."""
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest

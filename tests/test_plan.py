@@ -63,7 +63,10 @@ def test_size_set_options_and_per_param_options(catalog):
 def test_default_warmup_never_eats_every_iteration(catalog):
     plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/seq",), params=("5",), cores=(1,),
                                       iterations=3), ALL)
-    assert (plan[0].iterations, plan[0].warmup) == (3, 2)   # paper's warm-up 10, cut to 2
+    assert (plan[0].iterations, plan[0].warmup) == (3, 1)   # paper's 10 of 110, scaled to 3: one
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/seq",), params=("5",), cores=(1,),
+                                      iterations=55), ALL)
+    assert plan[0].warmup == 5
     with pytest.raises(UsageError, match="leaves no measured iteration"):
         make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/seq",), params=("5",), cores=(1,),
                                    iterations=3, warmup=3), ALL)

@@ -1,7 +1,6 @@
 """The runner measures real processes: peak memory, affinity, deadlines, stalls, threads."""
 
 import os
-import subprocess
 import sys
 import time
 

@@ -29,9 +29,10 @@ class PairComparison:
 def pair_series(rows: list[SeriesSummary], variant_a: str, variant_b: str) -> list[PairComparison]:
     """Every A series against every B series of the same benchmark, parameter, options and cores.
 
-    Shapes are allowed to differ (gcd/cps against sc/asynclet), so each shape of A meets each of B."""
-    side_a = [r for r in rows if r.variant == variant_a]
-    side_b = [r for r in rows if r.variant == variant_b]
+    Shapes are allowed to differ (gcd/cps against sc/asynclet), so each shape of A meets each of B.
+    A name is a variant (`swift/sc`) or a variant with its shape (`swift/sc [group]`)."""
+    side_a = [r for r in rows if variant_a in (r.variant, r.label)]
+    side_b = [r for r in rows if variant_b in (r.variant, r.label)]
     pairs = []
     for a in side_a:
         for b in side_b:

@@ -11,6 +11,7 @@ from ..stats import CV_WARN_THRESHOLD
 from .compare import PairComparison
 from .growth import GrowthSeries
 from .scaling import ScalingTable
+from .study import Grid
 from .summary import SeriesSummary
 from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
 
@@ -162,4 +163,34 @@ def growth_table(series: list[GrowthSeries]) -> Table:
         out.add_row(s.benchmark, escape(s.label), str(s.cores), *cells,
                     "–" if fit.exponent is None else f"{fit.exponent:.3f}",
                     "–" if fit.local_last is None else f"{fit.local_last:.3f}", flag)
+    return out
+
+
+def grid_table(grid: Grid) -> Table:
+    out = Table(title=escape(grid.title), header_style="bold", title_justify="left")
+    for column in grid.columns:
+        out.add_column(escape(column))
+    for row in grid.rows:
+        out.add_row(*(escape(cell) for cell in row))
+    return out
+
+
+_CHANGE_STYLE = {"slower": "red bold", "faster": "green", "unchanged": "dim", "missing": "yellow"}
+
+
+def regression_table(changes, session_a: int, session_b: int, threshold: float) -> Table:
+    out = Table(title=f"session {session_b} against session {session_a} (B/A; changes under {threshold:.0%} ignored)",
+                header_style="bold", title_justify="left")
+    for name in ("series", "median A", "median B", "B/A [95% CI]", "Mann-Whitney p", "verdict"):
+        out.add_column(name, justify="left" if name in ("series", "verdict") else "right")
+    for change in changes:
+        c = change.comparison
+        if c is None:
+            cells = ["–", "–", "–", "–"]
+        else:
+            ratio = "–" if c.ratio_of_medians is None else f"{c.ratio_of_medians:.3f}"
+            if c.ratio_ci_low is not None:
+                ratio += f" [{c.ratio_ci_low:.3f}, {c.ratio_ci_high:.3f}]"
+            cells = [fmt_ns(change.median_a_ns), fmt_ns(change.median_b_ns), ratio, fmt_p(c.mannwhitney_p)]
+        out.add_row(escape(change.label), *cells, f"[{_CHANGE_STYLE[change.verdict]}]{change.verdict}[/]")
     return out

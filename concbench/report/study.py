@@ -1,0 +1,168 @@
+"""A study's own tables, computed with the source's statistic, laid beside its published figures.
+
+Every table is a plain Grid of strings, so the terminal (rich) and the HTML report show the
+same figures."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+from scipy import stats as scipy_stats
+
+from ..studies import PublishedTable, Study
+from .compare import pair_series
+from .growth import growth_series
+from .scaling import scaling_tables
+from .summary import SeriesSummary
+from .units import fmt_ns
+
+Z95 = float(scipy_stats.norm.ppf(0.975))
+
+
+@dataclass(frozen=True)
+class Grid:
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str = ""
+
+
+def _measured(row: SeriesSummary) -> list[int]:
+    return [ns for run in row.runs if run.status == "ok" for ns in run.measured_ns()]
+
+
+def _mean_z(row: SeriesSummary | None) -> str:
+    """The thesis' figure: mean ± 1.96·s/√n."""
+    samples = _measured(row) if row else []
+    if len(samples) < 2:
+        return "–" if not row else ", ".join(f"{k}" for k in row.statuses)
+    mean = sum(samples) / len(samples)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in samples) / (len(samples) - 1))
+    return f"{fmt_ns(mean)} ± {fmt_ns(Z95 * sd / math.sqrt(len(samples)), mean)}"
+
+
+def _published_row(tables: list[PublishedTable], param: str) -> tuple[PublishedTable, tuple[str, ...]] | None:
+    for table in tables:
+        for row in table.rows:
+            if row[0] == param:
+                return table, row
+    return None
+
+
+def _theirs_columns(tables: list[PublishedTable]) -> tuple[str, ...]:
+    """The published columns to lay beside ours: the release (-O) ones where the source has flags."""
+    if not tables:
+        return ()
+    optimised = tuple(c for c in tables[0].columns[1:] if c.endswith(" -O"))
+    return optimised or tables[0].columns[1:]
+
+
+def mean_z_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """Per benchmark and compared pair: both means, the difference with its z-interval, theirs beside."""
+    grids = []
+    for variant_a, variant_b in study.compare:
+        pairs = pair_series(rows, variant_a, variant_b)
+        by_benchmark: dict[str, list] = defaultdict(list)
+        for pair in pairs:
+            by_benchmark[pair.a.benchmark].append(pair)
+        for benchmark, members in sorted(by_benchmark.items()):
+            published = [t for t in study.published if t.benchmark == benchmark]
+            theirs = _theirs_columns(published)
+            columns = ("param", "A", "B", "A mean ± z", "B mean ± z", "A − B [95% z]", "significant",
+                       *(f"theirs: {c}" for c in theirs))
+            out = []
+            for pair in members:
+                c = pair.result
+                diff = "–"
+                if c is not None:
+                    diff = fmt_ns(c.diff_of_means)
+                    if c.z_ci_low is not None:
+                        diff += f" [{fmt_ns(c.z_ci_low, c.diff_of_means)}, {fmt_ns(c.z_ci_high, c.diff_of_means)}]"
+                found = _published_row(published, pair.a.param)
+                cells = tuple(found[1][found[0].columns.index(col)] if found and col in found[0].columns else "–"
+                              for col in theirs)
+                param = pair.a.param + (f" ({pair.a.options})" if pair.a.options else "")
+                out.append((param, pair.a.label, pair.b.label, _mean_z(pair.a), _mean_z(pair.b), diff,
+                            "yes" if c is not None and c.z_significant else "no", *cells))
+            grids.append(Grid(f"{benchmark}: {variant_a} (A) − {variant_b} (B)", columns, tuple(out),
+                              "significant: the difference-of-means z-interval excludes 0 (the thesis' rule)"))
+    return grids
+
+
+def window_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """The thread's layout: one row per swept value, one column per variant [shape], cells 'T (factor)'."""
+    dimension = study.scaling or "cores"
+    tables = scaling_tables(rows, dimension)
+    by_benchmark: dict[str, list] = defaultdict(list)
+    for table in tables:
+        by_benchmark[table.rows[0].series.benchmark].append(table)
+    grids = []
+    for benchmark, members in sorted(by_benchmark.items()):
+        labels = [f"{t.rows[0].series.label} {t.rows[0].series.param}" for t in members]
+        values = sorted({r.value for t in members for r in t.rows}, key=lambda v: (len(v), v))
+        cells = {(i, r.value): r for i, t in enumerate(members) for r in t.rows}
+        out = []
+        for value in values:
+            line = [value]
+            for i in range(len(members)):
+                r = cells.get((i, value))
+                if r is None or r.t_norm is None:
+                    line.append("–")
+                else:
+                    line.append(f"{r.t_norm:.1f} ({r.factor:.2f})")
+            out.append(tuple(line))
+        medians = tuple(fmt_ns(t.rows[0].series.stats.median) if t.rows[0].series.stats else "–" for t in members)
+        grids.append(Grid(f"{benchmark}: T (factor) per {dimension}; {dimension} = {values[0]} is 100",
+                          (dimension, *labels), tuple(out),
+                          f"absolute medians at the first {dimension}: " + ", ".join(
+                              f"{label} {m}" for label, m in zip(labels, medians))))
+    return grids
+
+
+def per_task_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """Seconds per task per N for each compared label, their ratio, and each label's growth exponent."""
+    grids = []
+    fits = {(s.benchmark, s.label): s.fit for s in growth_series(rows, {r.benchmark for r in rows})}
+    for label_a, label_b in study.compare:
+        pairs = pair_series(rows, label_a, label_b)
+        out = []
+        for pair in sorted(pairs, key=lambda p: int(p.a.param) if p.a.param.isdigit() else 0):
+            sa, sb = pair.a.stats, pair.b.stats
+            n = int(pair.a.param)
+            a_task = f"{sa.median / 1e9 / n:.2e}" if sa else "–"
+            b_task = f"{sb.median / 1e9 / n:.2e}" if sb else "–"
+            ratio = pair.result.ratio_of_medians if pair.result else None
+            out.append((pair.a.param, a_task, b_task, "–" if ratio is None else f"{ratio:.2f}"))
+        benchmark = pairs[0].a.benchmark if pairs else ""
+        notes = []
+        for label in (label_a, label_b):
+            fit = fits.get((benchmark, label))
+            if fit and fit.exponent is not None:
+                notes.append(f"{label}: exponent {fit.exponent:.3f}" + (" (super-linear)" if fit.superlinear else ""))
+        grids.append(Grid(f"{benchmark}: seconds per task, {label_b} / {label_a}",
+                          ("N", f"{label_a} s/task", f"{label_b} s/task", "ratio"), tuple(out), "; ".join(notes)))
+    return grids
+
+
+def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    if study.statistic == "mean-z":
+        return mean_z_grids(study, rows)
+    if study.statistic == "s-per-task":
+        return per_task_grids(study, rows)
+    return window_grids(study, rows)
+
+
+def published_grid(study: Study, table: PublishedTable) -> Grid:
+    return Grid(f"published ({table.benchmark}): {table.title} [{table.unit}]", table.columns, table.rows,
+                f"{table.note} Source: {study.source}; {study.hardware}".strip())
+
+
+def grid_html(grid: Grid) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in grid.columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in grid.rows)
+    note = f"<p class='note'>{html.escape(grid.note)}</p>" if grid.note else ""
+    return (f"<table class='study'><caption>{html.escape(grid.title)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>{note}")

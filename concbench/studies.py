@@ -1,0 +1,121 @@
+"""Studies: presets in studies/<id>.toml that reproduce a published experiment.
+
+A study names what to run at two scales (`quick` finishes in minutes on 2 cores, `paper` follows
+the source's design), the statistic the source used, which variants to compare, and the
+figures the source published, so its tables can be laid beside ours."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CatalogError, UsageError
+from .plan import Request, parse_values
+
+SCALES = ("quick", "paper")
+
+
+@dataclass(frozen=True)
+class PublishedTable:
+    benchmark: str
+    title: str
+    unit: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class StudyPart:
+    """One block of the study's runs; it becomes a plan request."""
+
+    request: Request
+    deadline_s: float | None = None   # replaces the size set's per-iteration deadline
+
+
+@dataclass(frozen=True)
+class Study:
+    id: str
+    title: str
+    source: str
+    hardware: str
+    statistic: str                       # mean-z | median-of-3-after-warmup | s-per-task | min
+    method: str                          # the source's method, in words
+    compare: tuple[tuple[str, str], ...]  # pairs of variant labels ("swift/sc [group]") or variants
+    scaling: str | None                  # a dimension for scaling tables (window, cores)
+    runs: dict[str, int]
+    parts: dict[str, tuple[StudyPart, ...]]
+    published: tuple[PublishedTable, ...]
+
+
+def _part(data: dict, path: Path) -> StudyPart:
+    try:
+        benchmark = data["benchmark"]
+    except KeyError:
+        raise CatalogError(f"{path}: a part without 'benchmark'") from None
+    options = tuple((str(k), parse_values(str(v), f"{path}: option {k}")) for k, v in data.get("options", {}).items())
+    cores = data.get("cores")
+    return StudyPart(
+        Request(
+            benchmarks=(benchmark,),
+            variants=tuple(data.get("variants", ())),
+            size=data.get("size", "quick"),
+            params=tuple(str(p) for p in data.get("params", ())),
+            cores=tuple(int(c) for c in cores) if cores else (),
+            options=options,
+            iterations=data.get("iterations"),
+            warmup=data.get("warmup"),
+        ),
+        data.get("deadline_s"),
+    )
+
+
+def load_study(path: Path) -> Study:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise CatalogError(f"{path}: not valid TOML: {error}") from error
+    scales = data.get("scales", {})
+    missing = [s for s in SCALES if s not in scales]
+    if missing:
+        raise CatalogError(f"{path}: scales missing: {', '.join(missing)}")
+    published = tuple(
+        PublishedTable(
+            benchmark=t["benchmark"], title=t["title"], unit=t.get("unit", ""),
+            columns=tuple(t["columns"]), rows=tuple(tuple(str(c) for c in row) for row in t["rows"]),
+            note=t.get("note", ""),
+        )
+        for t in data.get("published", ())
+    )
+    for table in published:
+        if any(len(row) != len(table.columns) for row in table.rows):
+            raise CatalogError(f"{path}: published table '{table.title}' has rows of the wrong width")
+    study_id = data.get("id")
+    if study_id != path.stem:
+        raise CatalogError(f"{path}: id '{study_id}' does not match the file name")
+    return Study(
+        id=study_id,
+        title=data.get("title", study_id),
+        source=data.get("source", ""),
+        hardware=data.get("hardware", ""),
+        statistic=data.get("statistic", "mean-z"),
+        method=data.get("method", ""),
+        compare=tuple(tuple(pair) for pair in data.get("compare", ())),
+        scaling=data.get("scaling"),
+        runs={s: int(scales[s].get("runs", 1)) for s in SCALES},
+        parts={s: tuple(_part(p, path) for p in scales[s].get("parts", ())) for s in SCALES},
+        published=published,
+    )
+
+
+def load_studies(root: Path) -> dict[str, Study]:
+    return {s.id: s for s in (load_study(p) for p in sorted((root / "studies").glob("*.toml")))}
+
+
+def find_study(root: Path, study_id: str) -> Study:
+    studies = load_studies(root)
+    if study_id not in studies:
+        raise UsageError(f"unknown study '{study_id}' (known: {', '.join(sorted(studies)) or 'none'})")
+    return studies[study_id]

@@ -1,0 +1,132 @@
+"""Studies (presets with published figures) and session-to-session comparison, through the CLI."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from concbench.errors import CatalogError
+from concbench.studies import load_studies, load_study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+STUDY = """
+id = "selftest"
+title = "a study of the fake implementation"
+source = "tests"
+hardware = "none"
+statistic = "{statistic}"
+method = "what the test says"
+compare = [["fake/ok", "fake/slow"]]
+scaling = "pad_ms"
+
+[scales.quick]
+runs = 1
+[[scales.quick.parts]]
+benchmark = "fib"
+variants = ["fake/ok", "fake/slow", "cobol/threads"]
+params = ["10", "12"]
+options = {{ pad_ms = "2,4" }}
+iterations = 6
+warmup = 1
+
+[scales.paper]
+runs = 1
+
+[[published]]
+benchmark = "fib"
+title = "their times"
+unit = "ms"
+columns = ["n", "ok", "slow"]
+rows = [["10", "0.1", "2.0"], ["12", "0.2", "2.1"]]
+note = "made up for the test"
+"""
+
+
+def test_the_shipped_studies_load_and_name_known_benchmarks(root):
+    from concbench.catalog import load_catalog
+    catalog = load_catalog(root)
+    studies = load_studies(root)
+    assert {"kth-swift-2022", "taskgroup-2022", "countdown-2023"} <= set(studies)
+    for study in studies.values():
+        for scale in ("quick", "paper"):
+            assert study.parts[scale], (study.id, scale)
+            for part in study.parts[scale]:
+                assert set(part.request.benchmarks) <= set(catalog.benchmarks)
+                assert set(part.request.variants) <= set(catalog.variants), study.id
+        assert study.published
+
+
+def test_a_published_table_with_ragged_rows_is_rejected(tmp_path):
+    path = tmp_path / "selftest.toml"
+    path.write_text(STUDY.format(statistic="mean-z").replace('["12", "0.2", "2.1"]', '["12", "0.2"]'))
+    with pytest.raises(CatalogError, match="wrong width"):
+        load_study(path)
+
+
+@pytest.fixture
+def study_root(tmp_path):
+    """A root with the real benchmarks and implementations and a study of the fake."""
+    for name in ("benchmarks", "impls"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / "studies").mkdir()
+    return tmp_path
+
+
+def _cli(root, *args):
+    env = {**os.environ, "CONCBENCH_ROOT": str(root)}
+    return subprocess.run([sys.executable, "-m", "concbench", *args], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=root)
+
+
+@pytest.mark.parametrize("statistic, needle", [
+    ("mean-z", "significant"), ("median-of-3-after-warmup", "T (factor) per pad_ms"), ("s-per-task", "s/task")])
+def test_study_run_and_report_lay_ours_beside_theirs(study_root, statistic, needle):
+    (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic=statistic))
+    done = _cli(study_root, "study", "run", "selftest", "--scale", "quick")
+    assert done.returncode == 0, done.stderr
+    assert "cobol/threads is unavailable here and left out" in done.stderr
+    assert needle in done.stdout and "their times" in done.stdout
+    report = _cli(study_root, "study", "report", "selftest")
+    assert report.returncode == 0 and needle in report.stdout
+    assert "made up for the test" in report.stdout
+
+
+def test_study_errors_are_one_line(study_root):
+    done = _cli(study_root, "study", "run", "nosuch")
+    assert done.returncode == 2 and "unknown study 'nosuch'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic="mean-z"))
+    done = _cli(study_root, "study", "report", "selftest")
+    assert done.returncode == 2 and "no results yet" in done.stderr
+
+
+def _run_slow(cli, slowdown):
+    env = {**os.environ, "CONCBENCH_ROOT": str(ROOT), "CONCBENCH_FAKE_SLOWDOWN": slowdown}
+    done = subprocess.run([sys.executable, "-m", "concbench", "run", "-b", "fib", "-v", "fake/slow", "--param", "10",
+                           "--runs", "2", "--iterations", "8", "--db", str(cli.db)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_compare_finds_no_regression_between_equal_sessions_and_one_after_a_30_percent_slowdown(cli):
+    for slowdown in ("1", "1", "1.3"):
+        _run_slow(cli, slowdown)
+    same = cli("compare", "1", "2", "--fail-on-regression", "--db", str(cli.db), db=False)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "0 slower" in same.stdout
+    slowed = cli("compare", "1", "3", "--fail-on-regression", "--db", str(cli.db), db=False)
+    assert slowed.returncode == 1
+    assert "1 slower" in slowed.stdout and "slower" in slowed.stdout
+    assert cli("compare", "1", "3", "--db", str(cli.db), db=False).returncode == 0   # without the flag: reported only
+
+
+def test_compare_warns_when_environments_differ():
+    from concbench.regression import environment_differences
+    a = {"cpu_model": "x", "kernel": "6", "toolchains": {"swift": {"version": "6.3", "build": {"opt": "O"}}}}
+    b = {"cpu_model": "x", "kernel": "6", "toolchains": {"swift": {"version": "6.3", "build": {"opt": "Osize"}}}}
+    notes = environment_differences(a, b)
+    assert len(notes) == 1 and "Osize" in notes[0]
+    assert environment_differences(a, a) == []
