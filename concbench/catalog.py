@@ -54,14 +54,24 @@ class Benchmark:
     derived: tuple[str, ...] = ()
     expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> param -> value
 
-    def reference_for(self, param: str, iteration: int) -> str | None:
-        """The expected result, or None when the spec gives none for this parameter.
+    def reference_for(self, param: str, iteration: int, options: dict[str, str] | None = None) -> str | None:
+        """The expected result, or None when the spec gives none for this parameter and these options.
 
-        A list of references cycles with the iteration index (matmul's four seeds)."""
-        values = self.references.get(param)
-        if not values:
+        A reference key is the parameter, optionally followed by the options it holds for
+        (`"1000 pings=16000"`); the most specific key whose options all match wins. A list of
+        references cycles with the iteration index (matmul's four seeds)."""
+        options = options or {}
+        best, best_size = None, -1
+        for key, values in self.references.items():
+            key_param, *conditions = key.split()
+            if key_param != param:
+                continue
+            pairs = [c.partition("=") for c in conditions]
+            if all(options.get(k) == v for k, _, v in pairs) and len(pairs) > best_size:
+                best, best_size = values, len(pairs)
+        if not best:
             return None
-        return values[iteration % len(values)]
+        return best[iteration % len(best)]
 
     def param_order(self, param: str) -> tuple[int, float | str]:
         """Sort key so that 'larger sizes' can be skipped after a timeout."""

@@ -65,7 +65,7 @@ def _line_reader(point: Point, transcript: Transcript, verdicts: list[IterationR
         if isinstance(event, Iteration):
             record = IterationRecord(
                 event.index, event.ns, event.result,
-                str(verdict(point.benchmark, point.param, event.index, event.result)),
+                str(verdict(point.benchmark, point.param, event.index, event.result, dict(point.options))),
                 event.index < point.warmup,
             )
             verdicts.append(record)
@@ -107,7 +107,7 @@ def _classify(run: RunRecord, process: runner.ProcessRecord, transcript: Transcr
     elif any(it.verdict == Verdict.WRONG for it in run.iterations):
         run.status, run.reason = RunStatus.WRONG, Reason.WRONG_RESULT
         bad = next(it for it in run.iterations if it.verdict == Verdict.WRONG)
-        reference = point.benchmark.reference_for(point.param, bad.index)
+        reference = point.benchmark.reference_for(point.param, bad.index, dict(point.options))
         run.message = f"iteration {bad.index}: got {bad.result!r}, expected {reference!r}"
     else:
         run.status = RunStatus.OK

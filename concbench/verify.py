@@ -18,8 +18,9 @@ class Verdict(StrEnum):
     DISAGREE = "disagree"      # no reference and no majority among the variants
 
 
-def verdict(benchmark: Benchmark, param: str, iteration: int, result: str) -> Verdict:
-    expected = benchmark.reference_for(param, iteration)
+def verdict(benchmark: Benchmark, param: str, iteration: int, result: str,
+            options: dict[str, str] | None = None) -> Verdict:
+    expected = benchmark.reference_for(param, iteration, options)
     if expected is None:
         return Verdict.UNVERIFIED
     return Verdict.VERIFIED if result == expected else Verdict.WRONG

@@ -1,11 +1,26 @@
-/// One timed iteration: the kernel's duration and the spec's exact result string.
+/// One named figure for the protocol's `metrics` line, e.g. countdown's `batches`.
+public struct Metric: Sendable, Equatable {
+    public let name: String
+    public let value: Int
+
+    public init(_ name: String, _ value: Int) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One timed iteration: the kernel's duration and the spec's exact result string,
+/// plus any metrics the kernel counted in this iteration (the driver prints the last
+/// iteration's after the loop).
 public struct Sample: Sendable, Equatable {
     public let ns: UInt64
     public let result: String
+    public let metrics: [Metric]
 
-    public init(ns: UInt64, result: String) {
+    public init(ns: UInt64, result: String, metrics: [Metric] = []) {
         self.ns = ns
         self.result = result
+        self.metrics = metrics
     }
 
     /// Times `body` and formats its value outside the timed region.

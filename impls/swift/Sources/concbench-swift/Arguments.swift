@@ -12,7 +12,8 @@ struct UsageError: Error, Equatable {
 struct Arguments {
     var benchmark: String
     var model: String
-    var param: Int
+    /// Checked by the catalog: a number for most benchmarks, an instance name for countdown.
+    var param: String
     var iterations: Int
     /// Accepted and ignored: gcd, sc and seq use the runtimes' own pools.
     var workers: Int?
@@ -28,7 +29,7 @@ struct Arguments {
             throw UsageError("missing benchmark; \(usage)")
         }
         var model: String?
-        var param: Int?
+        var param: String?
         var iterations: Int?
         var workers: Int?
         var options: [(key: String, value: String)] = []
@@ -44,7 +45,7 @@ struct Arguments {
                 model = value
             case "--param":
                 try once(param, flag)
-                param = try integer(value, for: flag, atLeast: 0)
+                param = value
             case "--iterations":
                 try once(iterations, flag)
                 iterations = try integer(value, for: flag, atLeast: 0)

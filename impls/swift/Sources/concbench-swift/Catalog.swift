@@ -1,4 +1,5 @@
 import ConcbenchKernels
+import Foundation
 
 /// Which benchmarks, models, shapes and options this implementation serves, and how
 /// a checked command line becomes a Plan. The first shape of a model is its default.
@@ -10,6 +11,8 @@ enum Catalog {
         /// The smallest `--param` that makes sense.
         let minParam: Int
         var maxParam: Int = .max
+        /// `--param` names an instance (countdown) instead of giving a number.
+        var instanceParam = false
     }
 
     static let benchmarks: KeyValuePairs<String, Entry> = [
@@ -32,6 +35,15 @@ enum Catalog {
         "matmul": Entry(
             models: ["gcd": ["serial-queue"], "sc": ["actor"], "seq": ["loops"]],
             optionKeys: [], minParam: 1),
+        "spawn-scaling": Entry(
+            models: [
+                "gcd": ["group"], "sc": SpawnScaling.SCShape.allCases.map(\.rawValue), "seq": ["loop"],
+            ],
+            optionKeys: [], minParam: 0),
+        // seq takes `window` too (and ignores it): the size sets sweep it for every variant.
+        "countdown": Entry(
+            models: ["sc": Countdown.SCShape.allCases.map(\.rawValue), "seq": ["plain"]],
+            optionKeys: ["window"], minParam: 0, instanceParam: true),
     ]
 
     /// The options after checking, with the specs' defaults filled in.
@@ -41,9 +53,20 @@ enum Catalog {
         var waitMs = 100
         var cutoff = 0
         var countSpawns = false
+        /// countdown: the cap on outstanding batches (default: `--workers`, else the cores).
+        var window: Int
+        /// countdown: the instance `--param` names.
+        var instance: Countdown.Instance?
     }
 
     static func plan(for args: Arguments) throws(UsageError) -> Plan {
+        let (n, settings) = try checked(args)
+        return makePlan(args.benchmark, model: args.model, param: n, settings)
+    }
+
+    /// The command line checked against the catalog: the numeric `--param` (0 for
+    /// countdown, whose instance goes into the settings) and the options.
+    static func checked(_ args: Arguments) throws(UsageError) -> (param: Int, settings: Settings) {
         let name = args.benchmark
         guard let entry = benchmarks.first(where: { $0.key == name })?.value else {
             throw UsageError(
@@ -55,22 +78,36 @@ enum Catalog {
                     + "(known: \(entry.models.map(\.key).joined(separator: ", ")))")
         }
         let variant = "\(name)/\(args.model)"
-        guard args.param >= entry.minParam, args.param <= entry.maxParam else {
+        var n = 0
+        var instance: Countdown.Instance?
+        if entry.instanceParam {
+            do {
+                instance = try Countdown.Instance.parse(args.param)
+            } catch {
+                throw UsageError("bad value '\(args.param)' for --param of \(name): \(error.message)")
+            }
+        } else {
             let range = entry.maxParam == .max
                 ? ">= \(entry.minParam)" : "in \(entry.minParam)...\(entry.maxParam)"
-            throw UsageError("bad value '\(args.param)' for --param of \(name) (expected \(range))")
+            let bad = UsageError("bad value '\(args.param)' for --param of \(name) (expected \(range))")
+            guard let value = try? Arguments.integer(args.param, for: "--param", atLeast: entry.minParam),
+                value <= entry.maxParam
+            else { throw bad }
+            n = value
         }
-        let settings = try settings(
+        var settings = try settings(
             args.options, variant: variant, shapes: shapes,
-            keys: ["shape"] + (args.model == "gcd" ? ["driver"] : []) + entry.optionKeys)
-        return makePlan(name, model: args.model, param: args.param, settings)
+            keys: ["shape"] + (args.model == "gcd" ? ["driver"] : []) + entry.optionKeys,
+            defaultWindow: args.workers ?? availableCores())
+        settings.instance = instance
+        return (n, settings)
     }
 
     private static func settings(
         _ options: [(key: String, value: String)], variant: String, shapes: [String],
-        keys: [String]
+        keys: [String], defaultWindow: Int
     ) throws(UsageError) -> Settings {
-        var s = Settings(shape: shapes[0])
+        var s = Settings(shape: shapes[0], window: defaultWindow)
         for (key, value) in options {
             guard keys.contains(key) else {
                 throw UsageError(
@@ -102,6 +139,8 @@ enum Catalog {
                     throw UsageError("bad value '\(value)' for option count_spawns (expected 0 or 1)")
                 }
                 s.countSpawns = value == "1"
+            case "window":
+                s.window = try Arguments.integer(value, for: "option window", atLeast: 1)
             default:
                 break
             }
@@ -186,10 +225,45 @@ enum Catalog {
         case ("matmul", "seq", "loops"):
             return .blocking(
                 onPool: false, kernel: { t in Matmul.seq(n: n, iteration: t) }, spawns: nil)
+
+        case ("spawn-scaling", "sc", _):
+            // The catalog lists exactly SCShape's raw values.
+            let shape = SpawnScaling.SCShape(rawValue: s.shape)!
+            return .suspending(kernel: { _ in await SpawnScaling.sc(shape, tasks: n) }, spawns: nil)
+        case ("spawn-scaling", "gcd", "group"):
+            return .blocking(
+                onPool: pool, kernel: { _ in SpawnScaling.gcdGroup(tasks: n) }, spawns: nil)
+        case ("spawn-scaling", "seq", "loop"):
+            return .blocking(onPool: false, kernel: { _ in SpawnScaling.seqLoop(tasks: n) }, spawns: nil)
+
+        case ("countdown", "sc", _):
+            let shape = Countdown.SCShape(rawValue: s.shape)!
+            let instance = s.instance!
+            let window = s.window
+            return .suspending(
+                kernel: { _ in await Countdown.sc(shape, instance, window: window) }, spawns: nil)
+        case ("countdown", "seq", "plain"):
+            let instance = s.instance!
+            return .blocking(onPool: false, kernel: { _ in Countdown.seqPlain(instance) }, spawns: nil)
         default:
             // The catalog above lists a shape this switch does not build: a bug here.
             preconditionFailure("no kernel for \(benchmark)/\(model) shape \(s.shape)")
         }
+    }
+
+    /// The cores this process may run on: the default window when `--workers` is absent.
+    /// On Linux Foundation's count ignores the affinity mask (taskset, cgroup cpusets),
+    /// and Glibc does not export sched_getaffinity, so read the mask the kernel reports.
+    static func availableCores() -> Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        {
+            let cores = line.dropFirst("Cpus_allowed:".count).reduce(0) { n, c in
+                n + (c.hexDigitValue ?? 0).nonzeroBitCount
+            }
+            if cores > 0 { return cores }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
     }
 
     /// Typed wrappers: they keep the type checker from stumbling over closures in

@@ -7,8 +7,15 @@ func drive(_ plan: Plan, iterations: Int) -> Bool {
     switch plan {
     case let .blocking(onPool, kernel, spawns):
         let loop: @Sendable () -> Void = {
+            var metrics: [Metric] = []
             for t in 0..<iterations {
-                ProtocolWriter.iteration(t, kernel(t))
+                let sample = kernel(t)
+                ProtocolWriter.iteration(t, sample)
+                metrics = sample.metrics
+            }
+            // The last iteration's own counts, e.g. countdown's batches.
+            if !metrics.isEmpty {
+                ProtocolWriter.metrics(metrics)
             }
             if let spawns {
                 ProtocolWriter.spawns(spawns())
@@ -45,8 +52,14 @@ private func driveInTask(
     let failure = Failure()
     Task {
         do {
+            var metrics: [Metric] = []
             for t in 0..<iterations {
-                ProtocolWriter.iteration(t, try await kernel(t))
+                let sample = try await kernel(t)
+                ProtocolWriter.iteration(t, sample)
+                metrics = sample.metrics
+            }
+            if !metrics.isEmpty {
+                ProtocolWriter.metrics(metrics)
             }
             if let spawns {
                 ProtocolWriter.spawns(await spawns())

@@ -21,7 +21,13 @@ enum ProtocolWriter {
     }
 
     static func spawns(_ count: Int) {
-        emit("{\"metrics\": {\"spawns\": \(count)}}")
+        metrics([Metric("spawns", count)])
+    }
+
+    /// One `metrics` line holding every figure given, in order.
+    static func metrics(_ list: [Metric]) {
+        let fields = list.map { "\(json($0.name)): \($0.value)" }.joined(separator: ", ")
+        emit("{\"metrics\": {\(fields)}}")
     }
 
     /// One line to stderr, prefixed with the program name.

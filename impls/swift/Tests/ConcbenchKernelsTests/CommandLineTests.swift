@@ -1,5 +1,7 @@
+import Foundation
 import XCTest
 @testable import concbench_swift
+import ConcbenchKernels
 
 /// The binding command line: what parses, what every catalog entry builds, and
 /// which mistakes are usage errors (exit status 2).
@@ -23,7 +25,7 @@ final class CommandLineTests: XCTestCase {
             "fib --model gcd --param 20 --iterations 3 --workers 2 --option shape=parallel --option cutoff=5")
         XCTAssertEqual(args.benchmark, "fib")
         XCTAssertEqual(args.model, "gcd")
-        XCTAssertEqual(args.param, 20)
+        XCTAssertEqual(args.param, "20")
         XCTAssertEqual(args.iterations, 3)
         XCTAssertEqual(args.workers, 2)
         XCTAssertEqual(args.options.map(\.key), ["shape", "cutoff"])
@@ -34,8 +36,9 @@ final class CommandLineTests: XCTestCase {
         for (benchmark, entry) in Catalog.benchmarks {
             for (model, shapes) in entry.models {
                 for shape in shapes {
+                    let param = benchmark == "countdown" ? "t4a" : "1"
                     let args = try parse(
-                        "\(benchmark) --model \(model) --param 1 --iterations 1 --option shape=\(shape)")
+                        "\(benchmark) --model \(model) --param \(param) --iterations 1 --option shape=\(shape)")
                     let plan = try Catalog.plan(for: args)
                     switch (model, plan) {
                     case ("sc", .suspending), ("gcd", .blocking), ("seq", .blocking):
@@ -85,12 +88,39 @@ final class CommandLineTests: XCTestCase {
             ("fib --model sc --param 1 --iterations", "missing value after --iterations"),
             ("spawn-waiting --model gcd --param 2 --iterations 1 --option driver=both", "driver"),
             ("matmul --model seq --param 0 --iterations 1", "bad value '0' for --param of matmul"),
+            ("spawn-scaling --model sc --param -1 --iterations 1", "bad value '-1' for --param of spawn-scaling"),
+            ("spawn-scaling --model sc --param 10 --iterations 1 --option shape=task",
+             "unknown shape 'task' for spawn-scaling/sc (known: loose, group, discarding)"),
+            ("spawn-scaling --model seq --param 10 --iterations 1 --option window=2", "unknown option 'window'"),
+            ("countdown --model sc --param q9 --iterations 1", "unknown instance 'q9'"),
+            ("countdown --model sc --param 12 --iterations 1", "bad value '12' for --param of countdown"),
+            ("countdown --model sc --param 317:3-0 --iterations 1", "malformed number '0'"),
+            ("countdown --model sc --param 952:100-75-50-25-10-5-1-2-1 --iterations 1", "overflow"),
+            ("countdown --model sc --param t4a --iterations 1 --option window=0", "bad value '0' for option window"),
+            ("countdown --model seq --param t4a --iterations 1 --option window=x", "option window"),
+            ("countdown --model gcd --param t4a --iterations 1", "unknown model 'gcd' for countdown"),
         ]
         for (line, fragment) in cases {
             guard let message = usageError(line) else { continue }
             XCTAssertTrue(message.contains(fragment), "\(line): \(message)")
             XCTAssertFalse(message.contains("\n"), "one line only: \(line)")
         }
+    }
+
+    func testCountdownWindowDefaultsToWorkers() throws {
+        let byWorkers = try Catalog.checked(
+            try parse("countdown --model sc --param 1:1-1 --iterations 1 --workers 3")).settings
+        XCTAssertEqual(byWorkers.window, 3)
+        XCTAssertEqual(byWorkers.shape, "naive")
+        XCTAssertEqual(byWorkers.instance, Countdown.Instance(goal: 1, numbers: [1, 1]))
+        let byOption = try Catalog.checked(
+            try parse("countdown --model sc --param q7 --iterations 1 --workers 3 --option window=1")).settings
+        XCTAssertEqual(byOption.window, 1)
+        // Without --workers, the cores this process may use.
+        let byCores = try Catalog.checked(try parse("countdown --model seq --param q7 --iterations 1")).settings
+        XCTAssertEqual(byCores.window, Catalog.availableCores())
+        XCTAssertGreaterThanOrEqual(byCores.window, 1)
+        XCTAssertLessThanOrEqual(byCores.window, ProcessInfo.processInfo.activeProcessorCount)
     }
 
     func testJSONEscaping() {

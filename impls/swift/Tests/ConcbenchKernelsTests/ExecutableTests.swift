@@ -78,12 +78,36 @@ final class ExecutableTests: XCTestCase {
         XCTAssertEqual(metrics["spawns"] as? Int, 176)
     }
 
+    func testCountdownPrintsTheLastIterationsBatches() throws {
+        let sc = try run("countdown --model sc --param t5 --iterations 2 --workers 2 --option shape=indexed")
+        XCTAssertEqual(sc.status, 0)
+        XCTAssertEqual(sc.stdout.count, 4)
+        XCTAssertEqual(try object(sc.stdout[2])["result"] as? String, "solutions=5 checksum=1711197073787650478")
+        let metrics = try XCTUnwrap(try object(sc.stdout[3])["metrics"] as? [String: Any])
+        XCTAssertEqual(metrics["batches"] as? Int, 2)
+        // seq splits nothing: no metrics line.
+        let seq = try run("countdown --model seq --param t5 --iterations 1 --option window=2")
+        XCTAssertEqual(seq.status, 0)
+        XCTAssertEqual(seq.stdout.count, 2)
+    }
+
+    func testSpawnScalingEveryShape() throws {
+        for (model, shape) in [("sc", "loose"), ("sc", "group"), ("sc", "discarding"), ("gcd", "group"), ("seq", "loop")] {
+            let outcome = try run("spawn-scaling --model \(model) --param 64 --iterations 1 --option shape=\(shape)")
+            XCTAssertEqual(outcome.status, 0)
+            XCTAssertEqual(outcome.stdout.count, 2)
+            XCTAssertEqual(try object(outcome.stdout[1])["result"] as? String, "tasks=64 sum=30816")
+        }
+    }
+
     func testUsageErrorsExitTwoWithOneStderrLineAndNoStdout() throws {
         for line in [
             "nosuch --model sc --param 1 --iterations 1",
             "fib --model sc --param 1 --iterations 1 --option nosuch=1",
             "fib --model gcd --param 1 --iterations 1 --option shape=foo",
             "fib --model sc",
+            "countdown --model sc --param 317:3-x --iterations 1",
+            "countdown --model sc --param t4a --iterations 1 --option window=0",
         ] {
             let outcome = try run(line)
             XCTAssertEqual(outcome.status, 2, line)
