@@ -108,6 +108,7 @@ class Implementation:
     env: dict[str, str]
     requires: tuple[str, ...]
     install_hint: str
+    apt_packages: tuple[str, ...]         # Debian packages that provide the toolchain
     build_command: tuple[str, ...]
     opt_levels: tuple[str, ...]           # optimisation levels a build can choose, the default first
     opt_args: tuple[str, ...]             # appended to the build command; "{opt}" is the level
@@ -221,6 +222,7 @@ def load_implementation(path: Path) -> Implementation:
         env={str(k): str(v) for k, v in data.get("env", {}).items()},
         requires=tuple(data.get("requires", ())),
         install_hint=data.get("install_hint", ""),
+        apt_packages=tuple(data.get("apt", ())),
         build_command=tuple(build.get("command", ())),
         opt_levels=tuple(build.get("opt", {}).get("levels", ())),
         opt_args=tuple(build.get("opt", {}).get("args", ())),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import replace
 import sys
 from pathlib import Path
@@ -116,20 +118,56 @@ def list_command(as_json: bool) -> int:
     return EXIT_OK
 
 
+# -- install ----------------------------------------------------------------------------
+
+
+@cli.command("install")
+@click.option("--dry-run", is_flag=True, help="Only print the command that would install the missing toolchains.")
+def install_command(dry_run: bool) -> int:
+    """Install the Debian packages of unavailable toolchains (as root); else say what to run."""
+    catalog = _catalog()
+    impls = [i for i in catalog.implementations.values() if not i.hidden]
+    packages = toolchains.missing_packages(impls)
+    if not packages:
+        console.print("every toolchain with a Debian package is installed")
+        return EXIT_OK
+    command = "apt-get install -y " + " ".join(packages)
+    if dry_run or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        console.print(f"to install the missing toolchains, run as root: {command}", highlight=False)
+        return EXIT_OK
+    with console.status(f"installing {' '.join(packages)} ..."):
+        done = toolchains.install_packages(packages)
+    if done.returncode != 0:
+        err_console.print(done.stdout + done.stderr, markup=False, highlight=False)
+        err_console.print(f"concbench: {command} failed (exit {done.returncode}); those variants stay unavailable")
+        return EXIT_RUN_FAILED
+    console.print(f"installed {' '.join(packages)}")
+    return EXIT_OK
+
+
 # -- build -------------------------------------------------------------------------------
 
 
-def _build_all(catalog: Catalog, languages: list[str], opts: dict[str, str] | None = None) -> None:
+def _build_all(catalog: Catalog, languages: list[str], opts: dict[str, str] | None = None) -> list[str]:
+    """Build each language; a failed build is shown and skipped. Returns the languages that failed."""
+    failed = []
     for language in languages:
         impl = catalog.implementations[language]
         found = toolchains.availability(impl)
         if not found.available:
             err_console.print(f"skipping {language}: {found.reason} ({found.install_hint})")
             continue
-        with console.status(f"building {language} ..."):
-            record = toolchains.build(impl, catalog.root / "build", (opts or {}).get(language))
+        try:
+            with console.status(f"building {language} ..."):
+                record = toolchains.build(impl, catalog.root / "build", (opts or {}).get(language))
+        except BuildError as error:
+            err_console.print(error.output[-4000:], markup=False, highlight=False)
+            err_console.print(f"[red]{error}[/]: its variants are left out", highlight=False)
+            failed.append(language)
+            continue
         level = f" (-{record['opt']})" if record["opt"] else ""
         console.print(f"built {language}{level}: {impl.executable_path}")
+    return failed
 
 
 @cli.command("build")
@@ -147,8 +185,8 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
         if language not in languages:
             languages.append(language)
     toolchains.launcher_path(catalog.root / "build")
-    _build_all(catalog, languages, {"swift": swift_opt} if swift_opt else None)
-    return EXIT_OK
+    failed = _build_all(catalog, languages, {"swift": swift_opt} if swift_opt else None)
+    return EXIT_RUN_FAILED if failed else EXIT_OK
 
 
 # -- run ---------------------------------------------------------------------------------
@@ -187,12 +225,18 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
     plan = make_plan(catalog, request, _available(catalog))
     config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
               "timeout_s": timeout, "strict": strict}
-    store, outcome = _measure(catalog, plan, Settings(runs=runs, timeout_s=timeout), db, config)
+    store, outcome = _measure(catalog, plan, Settings(runs=runs, timeout_s=timeout), db, config, variants)
     return _finish_session(catalog, store, outcome, strict, export_json, export_csv)
 
 
-def _measure(catalog: Catalog, plan, settings: Settings, db: Path | None, config: dict):
-    measure.build_missing(catalog, plan, lambda languages: _build_all(catalog, languages))
+def _measure(catalog: Catalog, plan, settings: Settings, db: Path | None, config: dict, named: tuple[str, ...] = ()):
+    failed = measure.build_missing(catalog, plan, lambda languages: _build_all(catalog, languages))
+    for language in failed:
+        if any(name.split("/")[0] == language for name in named):
+            raise BuildError(f"{language} did not build, so {', '.join(n for n in named if n.startswith(language))} cannot run")
+    plan = [p for p in plan if p.variant.language not in failed]
+    if not plan:
+        raise UsageError("nothing left to run: every chosen implementation failed to build")
     settings.launcher = toolchains.launcher_path(catalog.root / "build")
     if settings.launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")

@@ -26,10 +26,10 @@ def _raise_interrupted(signum, frame) -> None:
     raise SessionInterrupted(f"signal {signum}")
 
 
-def build_missing(catalog: Catalog, plan: list[Point], build) -> None:
-    """Build the implementations the plan needs that have never been built (`build` reports progress)."""
+def build_missing(catalog: Catalog, plan: list[Point], build) -> list[str]:
+    """Build the implementations the plan needs that have never been built; returns those that failed."""
     languages = sorted({p.variant.language for p in plan})
-    build([l for l in languages if not toolchains.is_built(catalog.implementations[l])])
+    return build([l for l in languages if not toolchains.is_built(catalog.implementations[l])])
 
 
 def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:

@@ -30,6 +30,24 @@ def availability(impl: Implementation) -> Availability:
     return Availability(True, "", impl.install_hint)
 
 
+def missing_packages(impls: list[Implementation]) -> list[str]:
+    """Debian packages that would make the unavailable implementations available."""
+    packages: list[str] = []
+    for impl in impls:
+        if not availability(impl).available:
+            packages += [p for p in impl.apt_packages if p not in packages]
+    return packages
+
+
+def install_packages(packages: list[str]) -> subprocess.CompletedProcess:
+    """apt-get update, then install; the caller checks that we are root and apt-get exists."""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    update = subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, text=True)
+    if update.returncode != 0:
+        return update
+    return subprocess.run(["apt-get", "install", "-y", "-qq", *packages], env=env, capture_output=True, text=True)
+
+
 def is_built(impl: Implementation) -> bool:
     return impl.executable_path.exists()
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+import numpy as np
+
 from .. import stats
 from ..records import RunRecord, RunStatus
 from ..verify import Verdict
@@ -24,6 +26,8 @@ class SeriesSummary:
     threads_max: int | None
     max_rss_bytes: int | None
     cpu_utilisation: float | None  # median over finished runs
+    process_wall_ns: float | None  # median whole-process wall time (start-up included) of finished runs
+    metrics: dict[str, float]      # median over finished runs of each metric the implementation reported
     stalls: int
     notes: tuple[str, ...]
     runs: tuple[RunRecord, ...]
@@ -67,7 +71,11 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
         notes.append(skipped[0].message)
     if summary is not None:
         notes.extend(summary.warnings)
-    utilisations = sorted(u for run in runs if run.status == RunStatus.OK and (u := run.cpu_utilisation) is not None)
+    finished = [run for run in runs if run.status == RunStatus.OK]
+    utilisations = sorted(u for run in finished if (u := run.cpu_utilisation) is not None)
+    walls = [run.wall_ns for run in finished if run.wall_ns is not None]
+    names = sorted({name for run in finished for name in run.metrics})
+    metrics = {name: float(np.median([run.metrics[name] for run in finished if name in run.metrics])) for name in names}
     return SeriesSummary(
         benchmark=first.benchmark, variant=first.variant, shape=shape, options=options,
         param=first.param, cores=first.cores, statuses=dict(statuses),
@@ -75,6 +83,8 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
         threads_max=_max(run.threads_max for run in runs),
         max_rss_bytes=_max(run.max_rss_bytes for run in runs),
         cpu_utilisation=utilisations[len(utilisations) // 2] if utilisations else None,
+        process_wall_ns=float(np.median(walls)) if walls else None,
+        metrics=metrics,
         stalls=sum(1 for run in runs if run.stall),
         notes=tuple(notes), runs=tuple(runs),
     )

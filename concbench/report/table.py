@@ -46,7 +46,8 @@ def summary_table(rows: list[SeriesSummary], title: str = "") -> Table:
     for name, justify in [("benchmark", "left"), ("variant [shape]", "left"), ("param", "right"),
                           ("cores", "right"), ("runs", "left"), ("n", "right"), ("median", "right"),
                           ("mean ± 95% CI", "right"), ("CV", "right"), ("min", "right"), ("max", "right"),
-                          ("result", "left"), ("threads", "right"), ("peak RSS", "right"), ("CPU", "right")]:
+                          ("result", "left"), ("threads", "right"), ("peak RSS", "right"), ("CPU", "right"),
+                          ("process", "right")]:
         table.add_column(name, justify=justify, no_wrap=name in ("median", "mean ± 95% CI"))
     previous = None
     for row in rows:
@@ -68,6 +69,7 @@ def summary_table(rows: list[SeriesSummary], title: str = "") -> Table:
             "–" if row.threads_max is None else str(row.threads_max),
             fmt_bytes(row.max_rss_bytes),
             "–" if row.cpu_utilisation is None else f"{row.cpu_utilisation:.2f}",
+            fmt_ns(row.process_wall_ns),
             end_section=False,
         )
         previous = row.benchmark
@@ -108,9 +110,33 @@ def comparison_table(pairs: list[PairComparison], variant_a: str, variant_b: str
     return table
 
 
+TIMES_NOTE = ("median … max: in-process iteration times (kernel only, warm-up left out); "
+              "process: whole-process wall time, start-up included; CPU: (user+sys)/wall of the process")
+
+
+def metrics_table(rows: list[SeriesSummary]) -> Table | None:
+    """Benchmark-specific figures the implementations reported (chameneos fairness, countdown batches)."""
+    with_metrics = [r for r in rows if r.metrics]
+    if not with_metrics:
+        return None
+    out = Table(title="Reported metrics (median over finished runs)", header_style="bold", title_justify="left")
+    names = sorted({name for r in with_metrics for name in r.metrics})
+    for column in ("benchmark", "variant [shape]", "param", "cores", *names):
+        out.add_column(escape(column), justify="left" if column in ("benchmark", "variant [shape]") else "right")
+    for row in with_metrics:
+        cells = [f"{row.metrics[n]:.4g}" if n in row.metrics else "–" for n in names]
+        param = row.param + (f" ({row.options})" if row.options else "")
+        out.add_row(row.benchmark, escape(row.label), escape(param), str(row.cores), *cells)
+    return out
+
+
 def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary]) -> None:
     console.print(session_heading(session))
     console.print(summary_table(rows))
+    console.print(TIMES_NOTE, highlight=False)
+    metrics = metrics_table(rows)
+    if metrics is not None:
+        console.print(metrics)
     notes = notes_lines(rows)
     if notes:
         console.print("[bold]Notes[/]")

@@ -62,6 +62,8 @@ def kernel(args):
     if args["benchmark"] == "fib":
         return str(fib(n))
     if args["benchmark"] == "spawn-scaling":
+        # A sleeping "spawn cost" linear in N dominates the time, so a loaded machine cannot bend the growth.
+        time.sleep(0.02 * n / 1000)
         if args["model"] == "quadratic":
             time.sleep(0.005 * (n / 1000) ** 2)   # bookkeeping that grows with the square of N
         return f"tasks={n} sum={sum(work(i) for i in range(n))}"
