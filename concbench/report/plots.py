@@ -20,7 +20,7 @@ from typing import Sequence
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
 from .units import time_unit
 
@@ -53,8 +53,9 @@ _RC = {
 _NO_METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
 _LINESTYLES = ("-", "--", ":", "-.")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-# Colour-blind-friendly first (Okabe-Ito), then matplotlib's tab20 for long lists.
-_PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+# Okabe-Ito's colour-blind-friendly colours first (ordered so that neighbours differ), then tab20.
+_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#6A3D9A", "#56B4E9", "#D55E00", "#000000", "#8C564B",
+            "#7F7F7F")
 
 
 def palette(labels: Sequence[str]) -> dict[str, str]:
@@ -63,6 +64,18 @@ def palette(labels: Sequence[str]) -> dict[str, str]:
     colours = list(_PALETTE) + [c for c in extra if c not in _PALETTE]
     unique = list(dict.fromkeys(labels))
     return {label: colours[i % len(colours)] for i, label in enumerate(unique)}
+
+
+_SHADES = (0.0, -0.38, 0.42, -0.62, 0.62)   # <0: mixed with black, >0: mixed with white
+
+
+def shade(colour: str, index: int) -> str:
+    """The index-th shade of a colour: 0 is the colour itself, then darker and lighter in turn."""
+    amount = _SHADES[index % len(_SHADES)]
+    r, g, b = matplotlib.colors.to_rgb(colour)
+    target = 0.0 if amount < 0 else 1.0
+    mix = abs(amount)
+    return matplotlib.colors.to_hex(tuple(c + (target - c) * mix for c in (r, g, b)))
 
 
 def linestyle(index: int) -> str:
@@ -180,10 +193,14 @@ def _time_axis(ax, axis: str, values: Sequence[float]) -> float:
     return scale
 
 
-def _plain_log_ticks(ax, axis: str) -> None:
-    formatter = FuncFormatter(lambda v, _: f"{v:g}")
-    target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_formatter(formatter)
+def _log_x_ticks(ax, xs: Sequence[float]) -> None:
+    """A logarithmic parameter axis labelled at the measured values (at most 10 of them), in plain numbers."""
+    values = sorted({x for x in xs if x > 0})
+    if len(values) > 10:
+        values = values[:: math.ceil(len(values) / 10)]
+    ax.xaxis.set_major_locator(FixedLocator(values))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
 
 
 def _legend(ax, count: int) -> None:
@@ -213,7 +230,9 @@ def time_plot(key: str, lines: list[Line], xlabel: str, title: str = "") -> str:
             ax.set_yscale("log")
         if _wide(xs):
             ax.set_xscale("log")
-            _plain_log_ticks(ax, "x")
+            _log_x_ticks(ax, xs)
+        elif all(float(x).is_integer() for x in xs):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(xlabel)
         if title:
             ax.set_title(title, loc="left")
@@ -254,6 +273,11 @@ def box_plot(key: str, panels: list[BoxPanel]) -> str:
                                    edgecolors="none", alpha=0.8, zorder=3)
             if _wide(values):
                 ax.set_xscale("log")
+            elif present:
+                ax.xaxis.set_major_locator(MaxNLocator(6))
+            else:
+                ax.set_xticks([])
+                ax.set_xlabel("")
             for pos, b in zip(positions, panel.boxes):
                 if not b.samples_ns:
                     ax.text(0.01, pos, f"no measured iterations: {b.missing}" if b.missing else "no data",
@@ -311,7 +335,7 @@ def growth_plot(key: str, lines: list[Line], xlabel: str) -> str:
             ax.plot(line.xs, line.ys, line.style, marker=line.marker, color=line.colour, label=line.name)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        _plain_log_ticks(ax, "x")
+        _log_x_ticks(ax, [x for line in lines for x in line.xs])
         ax.set_xlabel(xlabel)
         ax.set_ylabel("seconds per task")
         _legend(ax, len(lines))
@@ -321,18 +345,20 @@ def growth_plot(key: str, lines: list[Line], xlabel: str) -> str:
 
 def timeseries_plot(key: str, title: str, colour: str, t_ns: Sequence[int], rss_bytes: Sequence[int],
                     threads: Sequence[int]) -> str:
-    """Resident memory (top) and thread count (bottom) of one run over its lifetime."""
+    """Resident memory (top) and thread count (bottom) of one run over its lifetime.
+
+    The two data lines carry the ids `<key>-rss` and `<key>-threads` in the SVG."""
     seconds = [t / 1e9 for t in t_ns]
     rss_x, rss_y = downsample(seconds, [r / 2**20 for r in rss_bytes])
-    thr_x, thr_y = downsample(seconds, list(threads))
+    thr_x, thr_y = downsample(seconds, list(threads), MAX_POINTS_PER_LINE // 2)   # steps double the vertices
 
     def draw(fig: Figure) -> None:
         ax_m, ax_t = fig.subplots(2, 1, sharex=True)
-        ax_m.plot(rss_x, rss_y, color=colour, linewidth=1.1)
+        ax_m.plot(rss_x, rss_y, color=colour, linewidth=1.1, gid="rss")
         ax_m.fill_between(rss_x, rss_y, color=colour, alpha=0.12, linewidth=0)
         ax_m.set_ylabel("RSS (MiB)")
         ax_m.set_ylim(bottom=0)
-        ax_t.plot(thr_x, thr_y, color=colour, linewidth=1.1, drawstyle="steps-post")
+        ax_t.plot(thr_x, thr_y, color=colour, linewidth=1.1, drawstyle="steps-post", gid="threads")
         ax_t.set_ylabel("threads")
         ax_t.set_ylim(bottom=0)
         ax_t.yaxis.get_major_locator().set_params(integer=True)

@@ -147,7 +147,58 @@ def per_task_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     return grids
 
 
+def _process_figures(row: SeriesSummary) -> tuple[float | None, float | None, float | None]:
+    """The Encore thesis' figures over whole-process runs: minimum wall, mean peak RSS, CPU of the fastest."""
+    finished = [run for run in row.runs if run.status == "ok" and run.wall_ns is not None]
+    if not finished:
+        return None, None, None
+    fastest = min(finished, key=lambda run: run.wall_ns)
+    rss = [run.max_rss_bytes for run in finished if run.max_rss_bytes is not None]
+    return float(fastest.wall_ns), (sum(rss) / len(rss) if rss else None), fastest.cpu_utilisation
+
+
+def encore_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """Per benchmark: minimum whole-process time, mean peak RSS, CPU of the fastest run, and the speedup
+    against the same series' own 1-core minimum; chameneos adds its fairness figures."""
+    minimum_at: dict[tuple, float] = {}
+    for row in rows:
+        wall, _, _ = _process_figures(row)
+        if wall is not None:
+            minimum_at[(row.benchmark, row.label, row.param, row.options, row.cores)] = wall
+    grids = []
+    for benchmark in sorted({r.benchmark for r in rows}):
+        out = []
+        for row in (r for r in rows if r.benchmark == benchmark):
+            wall, rss, cpu = _process_figures(row)
+            one_core = minimum_at.get((row.benchmark, row.label, row.param, row.options, 1))
+            speedup = f"{one_core / wall:.2f}" if wall and one_core and row.cores != 1 else "–"
+            param = row.param + (f" ({row.options})" if row.options else "")
+            status = "ok" if wall is not None else ", ".join(f"{k}×{v}" for k, v in sorted(row.statuses.items()))
+            out.append((row.label, param, str(row.cores), status,
+                        "–" if wall is None else f"{wall / 1e9:.3f}",
+                        "–" if rss is None else f"{rss / 2**20:.1f}",
+                        "–" if cpu is None else f"{cpu:.2f}", speedup,
+                        fmt_ns(row.stats.min) if row.stats else "–"))
+        grids.append(Grid(f"{benchmark}: minimum of the whole-process runs",
+                          ("variant [shape]", "param", "cores", "runs", "min wall s", "mean peak RSS MiB",
+                           "CPU of fastest", "speedup vs 1 core", "min in-process"),
+                          tuple(out), "this table uses whole-process times (start-up included), as the thesis did; "
+                          "the last column is the in-process kernel time for comparison"))
+    fairness = [r for r in rows if r.benchmark == "chameneos" and "fairness_std" in r.metrics]
+    if fairness:
+        names = ("fairness_std", "cv", "min_meetings", "max_meetings", "self_meetings")
+        grids.append(Grid("chameneos: fairness of the scheduler (median over runs)",
+                          ("variant [shape]", "param", "cores", *names),
+                          tuple((r.label, r.param + (f" ({r.options})" if r.options else ""), str(r.cores),
+                                 *(f"{r.metrics[n]:.4g}" if n in r.metrics else "–" for n in names))
+                                for r in fairness),
+                          "fairness_std: population standard deviation of per-creature meetings around 2M/C"))
+    return grids
+
+
 def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    if study.statistic == "encore":
+        return encore_grids(study, rows)
     if study.statistic == "mean-z":
         return mean_z_grids(study, rows)
     if study.statistic == "s-per-task":

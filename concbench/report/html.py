@@ -1,0 +1,881 @@
+"""The HTML report: one self-contained static page per session, plots inline as SVG.
+
+No JavaScript, no network, no files beside index.html. Every table and plot carries a stable
+hook for tests and scripts:
+
+    <section class="benchmark" id="bench-fib" data-benchmark="fib">
+    <figure class="plot" data-plot="time-fib">        time against the parameter
+    <figure class="plot" data-plot="box-fib">         measured iterations per series
+    <table class="summary" data-benchmark="fib">       the terminal's summary table
+    <table class="metrics" data-benchmark="…">         metrics the implementations reported, if any
+    <figure class="plot" data-plot="scaling-fib">     speedup and efficiency against cores
+    <table class="scaling" data-benchmark="fib">
+    <figure class="plot" data-plot="growth-…">        seconds per task against N, log-log
+    <table class="growth" data-benchmark="…">
+    <figure class="plot" data-plot="timeseries-fib-3" data-run="3" data-status="timeout">
+    <table class="comparison" data-benchmark="fib">
+    <table class="published" data-benchmark="fib">    and <table class="ours" …> beside it
+    <section class="notes" id="notes">: tables failures, timeouts, skipped, warnings
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import defaultdict
+from itertools import combinations
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..catalog import Catalog
+from ..records import FAILED_STATUSES, RunRecord, RunStatus, SessionRecord
+from ..stats import CV_WARN_THRESHOLD
+from . import plots
+from .compare import PairComparison, pair_series
+from .growth import growth_series
+from .scaling import ScalingTable, scaling_tables
+from .summary import SeriesSummary, summarise
+from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
+
+MAX_TIMESERIES_PER_BENCHMARK = 10   # chosen runs drawn over time, per benchmark
+MAX_TIMEOUT_TIMESERIES = 6          # of which timed-out runs at most
+MAX_SCALING_PANELS = 4              # the largest parameters get a speedup/efficiency row each
+MAX_BOX_PANELS = 12                 # the largest parameters get a box panel each
+
+_TIME_UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9, "seconds": 1e9}
+
+
+# -- small helpers -------------------------------------------------------------------------
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _param_key(param: str):
+    try:
+        return (0, float(param), "")
+    except ValueError:
+        return (1, 0.0, param)
+
+
+def _numeric(param: str) -> float | None:
+    try:
+        value = float(param)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _label(run: RunRecord) -> str:
+    shape = run.options.get("shape", "")
+    return f"{run.variant} [{shape}]" if shape else run.variant
+
+
+def _model(variant: str) -> str:
+    return variant.split("/")[-1]
+
+
+def _cpu_list(cpus: Sequence[int]) -> str:
+    """[0, 1, 2, 5] -> '0-2,5'."""
+    parts, start, prev = [], None, None
+    for cpu in sorted(cpus):
+        if start is None:
+            start = prev = cpu
+        elif cpu == prev + 1:
+            prev = cpu
+        else:
+            parts.append(f"{start}-{prev}" if prev != start else str(start))
+            start = prev = cpu
+    if start is not None:
+        parts.append(f"{start}-{prev}" if prev != start else str(start))
+    return ",".join(parts)
+
+
+def _cores(count: int) -> str:
+    return f"{count} core" if count == 1 else f"{count} cores"
+
+
+def _opts(options: str) -> str:
+    return f' <span class="opts">({_e(options)})</span>' if options else ""
+
+
+def _swatch(colour: str | None) -> str:
+    return f'<span class="swatch" style="background:{colour}"></span>' if colour else ""
+
+
+def _measured(row: SeriesSummary) -> list[int]:
+    return [ns for run in row.runs if run.status == RunStatus.OK for ns in run.measured_ns()]
+
+
+def _statuses(row: SeriesSummary) -> str:
+    parts = []
+    for status, count in sorted(row.statuses.items()):
+        text = f"{status}×{count}" if count > 1 else status
+        if status == "timeout" and row.stalls:
+            text += f" ({row.stalls} stalled)"
+        parts.append(f'<span class="status st-{_e(status)}">{_e(text)}</span>')
+    return " ".join(parts)
+
+
+def _table(cls: str, benchmark: str | None, head: Sequence[str], body: Iterable[Sequence[str]],
+           caption: str = "", numeric: Sequence[bool] | None = None, raw_head: bool = False) -> str:
+    """A table; cells of `body` are HTML already (escape them before)."""
+    attrs = f' class="{cls}"' + (f' data-benchmark="{_e(benchmark)}"' if benchmark is not None else "")
+    numeric = numeric or [False] * len(head)
+    out = [f"<table{attrs}>"]
+    if caption:
+        out.append(f"<caption>{caption}</caption>")
+    num = [" class=num" if n else "" for n in numeric]
+    out.append("<thead><tr>" + "".join(f"<th{k}>{h if raw_head else _e(h)}</th>" for h, k in zip(head, num))
+               + "</tr></thead>")
+    out.append("<tbody>")
+    for cells in body:
+        out.append("<tr>" + "".join(f"<td{k}>{c}</td>" for c, k in zip(cells, num)) + "</tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def _figure(key: str, svg: str, caption: str, attrs: dict[str, str] | None = None) -> str:
+    extra = "".join(f' data-{k}="{_e(v)}"' for k, v in (attrs or {}).items())
+    return (f'<figure class="plot" data-plot="{_e(key)}" id="plot-{_e(plots._slug(key))}"{extra}>\n{svg}\n'
+            f"<figcaption>{caption}</figcaption></figure>")
+
+
+# -- the page ------------------------------------------------------------------------------
+
+
+def write_html_report(out_dir: Path, session: SessionRecord, runs: list[RunRecord], catalog: Catalog,
+                      comparisons: Sequence[tuple[str, str]] = (), published: Sequence = (),
+                      study: object | None = None, extra_sections: Sequence[tuple[str, str]] = ()) -> Path:
+    """Write out_dir/index.html (creating out_dir) and return its path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "index.html"
+    path.write_text(render_html(session, runs, catalog, comparisons, published, study, extra_sections),
+                    encoding="utf-8")
+    return path
+
+
+def render_html(session: SessionRecord, runs: list[RunRecord], catalog: Catalog,
+                comparisons: Sequence[tuple[str, str]] = (), published: Sequence = (),
+                study: object | None = None, extra_sections: Sequence[tuple[str, str]] = ()) -> str:
+    rows = summarise(runs)
+    colours = series_colours(runs, catalog)
+    pairs = _pairs(rows, runs, comparisons)
+    published_by = defaultdict(list)
+    for table in published:
+        published_by[str(getattr(table, "benchmark", ""))].append(table)
+
+    benchmarks = sorted({r.benchmark for r in runs} | set(published_by), key=lambda b: (b not in catalog.benchmarks, b))
+    growth_ids = {b.id for b in catalog.benchmarks.values() if "growth_exponent" in b.derived}
+    drawn: dict[int, str] = {}     # id(run) -> the anchor of its time series
+
+    body = [_heading(session, runs, benchmarks)]
+    if study is not None:
+        body.append(_study(study))
+    for heading, fragment in extra_sections:
+        body.append(f'<section class="extra">\n<h2>{_e(heading)}</h2>\n{fragment}\n</section>')
+    for benchmark in benchmarks:
+        body.append(_benchmark_section(
+            benchmark, catalog, [r for r in runs if r.benchmark == benchmark],
+            [r for r in rows if r.benchmark == benchmark], colours,
+            [p for p in pairs if p.a.benchmark == benchmark], published_by.get(benchmark, []), study,
+            benchmark in growth_ids, drawn))
+    body.append(_notes(rows, runs, drawn))
+
+    title = f"concbench session {session.id}"
+    if study is not None:
+        title += f" · {getattr(study, 'title', '')}"
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<link rel=\"icon\" href=\"data:,\">\n"
+        f"<title>{_e(title)}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
+        + "\n".join(body)
+        + "\n<footer>Generated by concbench from the session's stored runs. Times are the medians of "
+          "measured iterations (warm-up left out); intervals are 95&nbsp;%.</footer>\n</main>\n</body>\n</html>\n"
+    )
+
+
+def series_colours(runs: list[RunRecord], catalog: Catalog) -> dict[str, str]:
+    """variant [shape] -> colour: one hue per variant, one shade of it per shape.
+
+    Within any one benchmark the shapes of a variant get different shades (the faithful shape, listed
+    first in impl.toml, gets the variant's own colour where it can); a label keeps its colour everywhere."""
+    variants = sorted({r.variant for r in runs})
+    hues = plots.palette(variants)
+    shapes_at: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for run in runs:
+        shapes_at[(run.variant, run.benchmark)].add(run.options.get("shape", ""))
+    shade_of: dict[str, dict[str, int]] = defaultdict(dict)
+    for benchmark in sorted({r.benchmark for r in runs}):
+        for variant in variants:
+            declared = getattr(catalog.variants.get(variant), "shapes", {}).get(benchmark, ())
+            shapes = sorted(shapes_at.get((variant, benchmark), ()),
+                            key=lambda s: (declared.index(s) if s in declared else len(declared), s))
+            used = {shade_of[variant][s] for s in shapes if s in shade_of[variant]}
+            for shape in shapes:
+                if shape not in shade_of[variant]:
+                    index = next(i for i in range(len(shapes) + len(used) + 1) if i not in used)
+                    shade_of[variant][shape] = index
+                    used.add(index)
+    return {(f"{variant} [{shape}]" if shape else variant): plots.shade(hues[variant], index)
+            for variant, shades in shade_of.items() for shape, index in shades.items()}
+
+
+def _pairs(rows: list[SeriesSummary], runs: list[RunRecord],
+           comparisons: Sequence[tuple[str, str]]) -> list[PairComparison]:
+    """The requested comparisons, or else every gcd variant against every sc variant of a shared benchmark.
+
+    A side may name a variant, whose every shape takes part, or one `variant [shape]` label."""
+    if not comparisons:
+        by_benchmark = defaultdict(set)
+        for run in runs:
+            by_benchmark[run.benchmark].add(run.variant)
+        found = set()
+        for variants in by_benchmark.values():
+            for a, b in combinations(sorted(variants), 2):
+                models = (_model(a), _model(b))
+                if models == ("gcd", "sc"):
+                    found.add((a, b))
+                elif models == ("sc", "gcd"):
+                    found.add((b, a))
+        comparisons = sorted(found)
+    pairs = []
+    for a, b in dict.fromkeys((str(a), str(b)) for a, b in comparisons):
+        # Either side may name a variant ("swift/gcd") or one shape of it ("swift/gcd [cps]", as studies do).
+        found = pair_series(rows, a.split(" [")[0], b.split(" [")[0])
+        pairs.extend(p for p in found if ("[" not in a or p.a.label == a) and ("[" not in b or p.b.label == b))
+    return pairs
+
+
+# -- heading, environment, study -----------------------------------------------------------
+
+
+def _toolchain_rows(toolchains) -> list[tuple[str, str]]:
+    out = []
+    if not isinstance(toolchains, dict):
+        return out
+    for language, info in sorted(toolchains.items()):
+        if isinstance(info, dict):
+            version = info.get("version") or "unknown version"
+            build = info.get("build") or {}
+            opt = build.get("opt") if isinstance(build, dict) else None
+            text = _e(version)
+            if opt:
+                text += f' · build optimisation <code>-{_e(opt)}</code>'
+            elif isinstance(build, dict) and build:
+                text += " · default build optimisation"
+            command = build.get("command") if isinstance(build, dict) else None
+            if command:
+                text += f' · <code>{_e(" ".join(map(str, command)) if isinstance(command, list) else command)}</code>'
+        else:
+            text = _e(info)
+        out.append((f"toolchain {_e(language)}", text))
+    return out
+
+
+def _heading(session: SessionRecord, runs: list[RunRecord], benchmarks: list[str]) -> str:
+    env = session.environment or {}
+    cpus = env.get("cpus_allowed") or []
+    cores_used = sorted({r.cores for r in runs})
+    counts = defaultdict(int)
+    for run in runs:
+        counts[str(run.status)] += 1
+    when = _e(session.started_at) + (f" – {_e(session.ended_at)}" if session.ended_at else "")
+    env_rows = [
+        ("CPU", _e(env.get("cpu_model") or "unknown")),
+        ("cores", f"{len(cpus)} allowed (CPUs {_e(_cpu_list(cpus))}) of {_e(env.get('cpus_online', '?'))} online"
+                  + (f"; runs used {_e(', '.join(map(str, cores_used)))}" if cores_used else "")),
+        ("memory", _e(fmt_bytes(env.get("memory_bytes")))),
+        ("kernel", _e(env.get("kernel") or "unknown")),
+        ("OS", _e(env.get("os") or "unknown")),
+        ("machine", _e(" · ".join(str(x) for x in (env.get("machine"), env.get("hostname")) if x))),
+        ("Python", _e(env.get("python") or "unknown")),
+        *_toolchain_rows(env.get("toolchains")),
+        ("git commit", f"<code>{_e(session.git_commit)}</code>" if session.git_commit else "unknown"),
+    ]
+    config = session.config or {}
+    request = config.get("request") or {}
+    settings = []
+    if request.get("size"):
+        settings.append(f"size {request['size']}")
+    if config.get("runs") is not None:
+        settings.append(f"{config['runs']} runs per point")
+    if config.get("points") is not None:
+        settings.append(f"{config['points']} points")
+    if config.get("timeout_s") is not None:
+        settings.append(f"timeout {config['timeout_s']} s")
+    if settings:
+        env_rows.append(("configuration", _e(", ".join(settings))))
+    env_table = ('<table class="environment">\n<tbody>\n'
+                 + "\n".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in env_rows)
+                 + "\n</tbody></table>")
+    status_line = " ".join(f'<span class="status st-{_e(s)}">{_e(s)} {n}</span>' for s, n in sorted(counts.items()))
+    toc = "".join(f'<li><a href="#bench-{_e(plots._slug(b))}">{_e(b)}</a></li>' for b in benchmarks)
+    return (
+        '<header class="session" id="session">\n'
+        f"<h1>concbench · session {_e(session.id)}</h1>\n"
+        f'<p class="meta"><span>{when}</span> · '
+        f'<span class="status st-{_e(session.status)}">{_e(session.status)}</span>'
+        f" · {len(runs)} runs: {status_line}</p>\n"
+        f'<p class="command"><code>{_e(session.command)}</code></p>\n'
+        f"{env_table}\n"
+        f'<nav class="toc"><h2>Contents</h2><ol>{toc}<li><a href="#notes">Notes</a></li></ol></nav>\n'
+        "</header>"
+    )
+
+
+def _study(study: object) -> str:
+    parts = [f'<section class="study" id="study" data-study="{_e(getattr(study, "id", ""))}">',
+             f"<h2>{_e(getattr(study, 'title', 'Study'))}</h2>", "<dl>"]
+    for name in ("source", "hardware", "method"):
+        value = getattr(study, name, None)
+        if value:
+            parts.append(f"<dt>{name}</dt><dd>{_e(value)}</dd>")
+    parts.append("</dl></section>")
+    return "\n".join(parts)
+
+
+# -- one benchmark -------------------------------------------------------------------------
+
+
+def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], rows: list[SeriesSummary],
+                       colours: dict[str, str], pairs: list[PairComparison], published: list, study,
+                       growth: bool, drawn: dict[int, str]) -> str:
+    spec = catalog.benchmarks.get(benchmark)
+    param_name = spec.param_name if spec else "parameter"
+    slug = plots._slug(benchmark)
+    multi_cores = len({r.cores for r in runs}) > 1
+    out = [f'<section class="benchmark" id="bench-{_e(slug)}" data-benchmark="{_e(benchmark)}">',
+           f"<h2>{_e(benchmark)}" + (f' <span class="title">{_e(spec.title)}</span>' if spec else "") + "</h2>"]
+    if spec:
+        out.append(f'<p class="origin">{_e(spec.origin)} · parameter <code>{_e(param_name)}</code></p>')
+    if not runs:
+        out.append('<p class="empty">No runs of this benchmark in the session.</p>')
+    else:
+        out.append(_time_section(benchmark, rows, colours, param_name, multi_cores))
+        out.append(_box_section(benchmark, rows, colours, param_name, multi_cores))
+        out.append("<h3>Summary</h3>")
+        out.append(_summary_table(benchmark, rows, colours, param_name))
+        if multi_cores:
+            out.append(_scaling_section(benchmark, rows, colours, param_name))
+        if growth:
+            out.append(_growth_section(benchmark, rows, colours, param_name))
+        out.append(_timeseries_section(benchmark, runs, colours, param_name, drawn))
+        if pairs:
+            out.append(_comparison_section(benchmark, pairs, colours, param_name))
+    if published:
+        out.append(_published_section(benchmark, published, rows, study, colours, param_name))
+    out.append("</section>")
+    return "\n".join(x for x in out if x)
+
+
+def _line_options(rows: list[SeriesSummary]) -> set[str]:
+    """Option keys that distinguish lines: those with two or more values at the same series point.
+
+    An option set per parameter (fib's cutoff at n=35) stays on its line; a swept one (countdown's
+    window) makes one line per value."""
+    values = defaultdict(set)
+    for row in rows:
+        for key, value in row.runs[0].options.items():
+            if key != "shape":
+                values[(row.label, row.cores, row.param, key)].add(value)
+    return {key[3] for key, seen in values.items() if len(seen) > 1}
+
+
+def _series_name(row: SeriesSummary, line_keys: set[str], multi_cores: bool) -> str:
+    opts = " ".join(f"{k}={v}" for k, v in sorted(row.runs[0].options.items()) if k in line_keys)
+    return row.label + (f" {opts}" if opts else "") + (f" · {_cores(row.cores)}" if multi_cores else "")
+
+
+def _time_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str, multi_cores: bool) -> str:
+    measured = [r for r in rows if r.stats is not None and _numeric(r.param) is not None]
+    if len({r.param for r in measured}) < 2:
+        return ""
+    line_keys = _line_options(rows)
+    cores_order = sorted({r.cores for r in rows})
+    groups: dict[tuple, list[SeriesSummary]] = defaultdict(list)
+    for row in measured:
+        opts = tuple(sorted((k, v) for k, v in row.runs[0].options.items() if k in line_keys))
+        groups[(row.label, opts, row.cores)].append(row)
+    lines = []
+    for (label, opts, cores), members in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1], g[0][2])):
+        members.sort(key=lambda r: _numeric(r.param))
+        style_index = cores_order.index(cores)
+        lines.append(plots.Line(
+            name=_series_name(members[0], line_keys, multi_cores), colour=colours.get(label, "#333"),
+            xs=[_numeric(r.param) for r in members], ys=[r.stats.median for r in members],
+            low=[r.stats.median_ci_low for r in members], high=[r.stats.median_ci_high for r in members],
+            style=plots.linestyle(style_index), marker=plots.marker(style_index)))
+    key = f"time-{benchmark}"
+    svg = plots.time_plot(key, lines, param_name)
+    caption = (f"Median time per iteration against <code>{_e(param_name)}</code>; the band is the bootstrap 95&nbsp;% "
+               "interval of the median (none where a series has fewer than 3 measured iterations).")
+    return f"<h3>Time against {_e(param_name)}</h3>\n" + _figure(key, svg, caption, {"benchmark": benchmark})
+
+
+def _missing_reason(row: SeriesSummary) -> str:
+    if row.stats is not None:
+        return ""
+    parts = [f"{s}×{n}" if n > 1 else s for s, n in sorted(row.statuses.items())]
+    return ", ".join(parts)
+
+
+def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str, multi_cores: bool) -> str:
+    if not rows:
+        return ""
+    line_keys = _line_options(rows)
+    by_param: dict[str, list[SeriesSummary]] = defaultdict(list)
+    for row in rows:
+        by_param[row.param].append(row)
+    params = sorted(by_param, key=_param_key)
+    omitted = max(0, len(params) - MAX_BOX_PANELS)
+    params = params[omitted:]
+    panels = []
+    for param in params:
+        members = by_param[param]
+        fixed = sorted({r.options for r in members})
+        title = f"{param_name} = {param}" + (f" ({fixed[0]})" if len(fixed) == 1 and fixed[0] and not line_keys else "")
+        panels.append(plots.BoxPanel(title, [
+            plots.Box(_series_name(r, line_keys, multi_cores), colours.get(r.label, "#333"), _measured(r),
+                      _missing_reason(r))
+            for r in members]))
+    key = f"box-{benchmark}"
+    svg = plots.box_plot(key, panels)
+    caption = ("Measured iterations of every finished run, warm-up left out: the box spans the quartiles, "
+               "the black bar is the median, dots are single iterations (drawn when there are at most 40).")
+    if omitted:
+        caption += f" The {omitted} smallest values of {_e(param_name)} are left out."
+    return "<h3>Iterations</h3>\n" + _figure(key, svg, caption, {"benchmark": benchmark})
+
+
+def _summary_table(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
+    head = ["variant [shape]", param_name, "cores", "runs", "n", "median", "mean ± 95% CI", "CV", "min", "max",
+            "result", "threads", "peak RSS", "CPU", "process"]
+    numeric = [False, True, True, False, True, True, True, True, True, True, False, True, True, True, True]
+    body = []
+    for row in rows:
+        s = row.stats
+        if s is not None:
+            half = None if s.ci_high is None else (s.ci_high - s.ci_low) / 2
+            mean = fmt_ns(s.mean) + ("" if half is None else f" ± {fmt_ns(half, s.mean)}")
+            cv = _e(fmt_pct(s.cv))
+            if s.cv is not None and s.cv > CV_WARN_THRESHOLD:
+                cv = f'<span class="warn" title="CV above {CV_WARN_THRESHOLD:.0%}">{cv}!</span>'
+            median = _e(fmt_ns(s.median))
+            if s.median_ci_low is not None:
+                median = (f'<span title="95% bootstrap interval of the median: '
+                          f'{_e(fmt_ns(s.median_ci_low, s.median))} – {_e(fmt_ns(s.median_ci_high, s.median))}">'
+                          f"{median}</span>")
+            figures = [str(s.n), median, _e(mean), cv, _e(fmt_ns(s.min)), _e(fmt_ns(s.max))]
+        else:
+            figures = ["0", "–", "–", "–", "–", "–"]
+        param = _e(row.param) + _opts(row.options)
+        body.append([
+            _swatch(colours.get(row.label)) + _e(row.label), param, str(row.cores), _statuses(row), *figures,
+            f'<span class="verdict v-{_e(row.verification)}">{_e(row.verification)}</span>',
+            "–" if row.threads_max is None else str(row.threads_max), _e(fmt_bytes(row.max_rss_bytes)),
+            "–" if row.cpu_utilisation is None else f"{row.cpu_utilisation:.2f}",
+            _e(fmt_ns(getattr(row, "process_wall_ns", None))),
+        ])
+    caption = ("median … max: in-process iteration times (kernel only, warm-up left out); process: whole-process "
+               "wall time, start-up included; CPU: (user+sys)/wall of the process")
+    out = _table("summary", benchmark, head, body, numeric=numeric, caption=caption)
+    with_metrics = [r for r in rows if getattr(r, "metrics", None)]
+    if with_metrics:
+        names = sorted({name for r in with_metrics for name in r.metrics})
+        metrics_body = [[_swatch(colours.get(r.label)) + _e(r.label), _e(r.param) + _opts(r.options), str(r.cores),
+                         *(f"{r.metrics[n]:.4g}" if n in r.metrics else "–" for n in names)] for r in with_metrics]
+        out += "\n" + _table("metrics", benchmark, ["variant [shape]", param_name, "cores", *names], metrics_body,
+                              caption="Reported metrics (median over finished runs)",
+                              numeric=[False, True, True, *([True] * len(names))])
+    return out
+
+
+def _interval(ci, digits: int) -> str:
+    return "" if ci is None else f' <span class="ci">[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]</span>'
+
+
+def _scaling_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
+    against_seq = any(_model(r.variant) == "seq" for r in rows)
+    tables = [t for t in scaling_tables(rows, "cores", against_seq) if len(t.rows) >= 2]
+    if not tables:
+        return ""
+    by_param: dict[str, list[ScalingTable]] = defaultdict(list)
+    for table in tables:
+        by_param[table.rows[0].series.param].append(table)
+    params = sorted(by_param, key=_param_key)[-MAX_SCALING_PANELS:]
+    line_keys = _line_options(rows)
+    panels = []
+    for param in params:
+        panel = plots.ScalingPanel(f"{param_name} = {param}")
+        for i, table in enumerate(sorted(by_param[param], key=lambda t: t.title)):
+            first = table.rows[0].series
+            points = [r for r in table.rows if r.factor is not None]
+            if not points:
+                continue
+            name = _series_name(first, line_keys, False)
+            colour = colours.get(first.label, "#333")
+            xs = [int(r.value) for r in points]
+            panel.speedup.append(plots.Line(
+                name, colour, xs, [r.factor for r in points],
+                [r.factor_ci[0] if r.factor_ci else None for r in points],
+                [r.factor_ci[1] if r.factor_ci else None for r in points],
+                style=plots.linestyle(i // len(plots._PALETTE)), marker=plots.marker(i)))
+            panel.efficiency.append(plots.Line(name, colour, xs, [r.efficiency for r in points],
+                                               style=plots.linestyle(i // len(plots._PALETTE)), marker=plots.marker(i)))
+        if panel.speedup:
+            panels.append(panel)
+    out = ["<h3>Scaling with cores</h3>"]
+    if panels:
+        key = f"scaling-{benchmark}"
+        caption = ("Speedup = t(fewest cores) / t(cores), medians, with the bootstrap 95&nbsp;% interval of the ratio; "
+                   "efficiency = speedup ÷ (cores / fewest cores). Dashed grey: ideal.")
+        if len(by_param) > len(params):
+            caption += f" Shown for the {len(params)} largest values of {_e(param_name)}; the table has them all."
+        out.append(_figure(key, plots.scaling_plot(key, panels), caption, {"benchmark": benchmark}))
+    head = ["variant [shape]", param_name, "cores", "runs", "median", "T [95% CI]", "factor [95% CI]", "efficiency"]
+    numeric = [False, True, True, False, True, True, True, True]
+    if against_seq:
+        head.append("vs fastest seq")
+        numeric.append(True)
+    head += ["threads", "CPU"]
+    numeric += [True, True]
+    body = []
+    for table in tables:
+        for r in table.rows:
+            s = r.series
+            cells = [_swatch(colours.get(s.label)) + _e(s.label), _e(s.param) + _opts(s.options),
+                     _e(r.value), _statuses(s), _e(fmt_ns(s.stats.median)) if s.stats else "–",
+                     "–" if r.t_norm is None else f"{r.t_norm:.1f}{_interval(r.t_ci, 1)}",
+                     "–" if r.factor is None else f"{r.factor:.2f}{_interval(r.factor_ci, 2)}",
+                     "–" if r.efficiency is None else f"{r.efficiency:.2f}"]
+            if against_seq:
+                cells.append("–" if r.vs_sequential is None else f"{r.vs_sequential:.2f}")
+            cells += ["–" if s.threads_max is None else str(s.threads_max),
+                      "–" if s.cpu_utilisation is None else f"{s.cpu_utilisation:.2f}"]
+            body.append(cells)
+    out.append(_table("scaling", benchmark, head, body, numeric=numeric,
+                      caption="T = 100·t(cores)/t(fewest cores); factor = t(fewest)/t(cores)"))
+    return "\n".join(out)
+
+
+def _growth_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
+    series = sorted(growth_series(rows, {benchmark}), key=lambda s: (s.label, s.options, s.cores))
+    if not series:
+        return ""
+    multi_cores = len({s.cores for s in series}) > 1
+    cores_order = sorted({s.cores for s in series})
+    lines = []
+    for s in series:
+        if not s.points:
+            continue
+        fit = s.fit
+        name = s.label + (f" {s.options}" if s.options else "") + (f" · {_cores(s.cores)}" if multi_cores else "")
+        exponent = "–" if fit.exponent is None else f"{fit.exponent:.2f}"
+        name += f": exponent {exponent}" + (" (super-linear)" if fit.superlinear else "")
+        i = cores_order.index(s.cores)
+        lines.append(plots.Line(name, colours.get(s.label, "#333"), [p.n for p in s.points],
+                                [p.s_per_task for p in s.points], style=plots.linestyle(i), marker=plots.marker(i)))
+    out = ["<h3>Growth with N</h3>"]
+    if lines:
+        key = f"growth-{benchmark}"
+        caption = ("Seconds per task against N, log-log. The legend gives each series' least-squares exponent of "
+                   "total time against N (1 is linear); above 1.1, a last step of 1.3 or more, or a timeout flags "
+                   "the series as super-linear.")
+        out.append(_figure(key, plots.growth_plot(key, lines, param_name), caption, {"benchmark": benchmark}))
+    sizes = sorted({p.n for s in series for p in s.points})
+    head = ["variant [shape]", "cores", *(f"N={n}" for n in sizes), "exponent", "last step", "flag"]
+    numeric = [False, True, *([True] * len(sizes)), True, True, False]
+    body = []
+    for s in series:
+        by_n = {p.n: p for p in s.points}
+        fit = s.fit
+        flag = ('<span class="flag-bad">super-linear</span>' if fit.superlinear
+                else '<span class="flag-ok">linear</span>') + (" (timeout)" if fit.timed_out else "")
+        body.append([_swatch(colours.get(s.label)) + _e(s.label) + _opts(s.options),
+                     str(s.cores), *(f"{by_n[n].s_per_task:.2e}" if n in by_n else "–" for n in sizes),
+                     "–" if fit.exponent is None else f"{fit.exponent:.3f}",
+                     "–" if fit.local_last is None else f"{fit.local_last:.3f}", flag])
+    out.append(_table("growth", benchmark, head, body, numeric=numeric,
+                      caption="seconds per task (median time ÷ N) and the log-log exponent of total time"))
+    return "\n".join(out)
+
+
+def _chosen_runs(runs: list[RunRecord]) -> tuple[list[RunRecord], int]:
+    """Per variant [shape], the run with the largest parameter that has samples; then every timed-out run.
+
+    Returns the runs to draw and how many timed-out runs with samples were left out by the caps."""
+    with_samples = [r for r in runs if r.samples]
+    chosen: list[RunRecord] = []
+    for label in sorted({_label(r) for r in with_samples}):
+        members = [r for r in with_samples if _label(r) == label]
+        best_param = max(_param_key(r.param) for r in members)
+        at_best = [r for r in members if _param_key(r.param) == best_param]
+        # Prefer the most cores, then the first run: the largest point this series reached.
+        chosen.append(sorted(at_best, key=lambda r: (-r.cores, r.run_index, r.id or 0))[0])
+    timeouts = [r for r in with_samples if r.status == RunStatus.TIMEOUT and all(r is not c for c in chosen)]
+    timeouts.sort(key=lambda r: (_label(r), _param_key(r.param), r.cores, r.run_index))
+    room = max(0, min(MAX_TIMEOUT_TIMESERIES - sum(1 for r in chosen if r.status == RunStatus.TIMEOUT),
+                      MAX_TIMESERIES_PER_BENCHMARK - len(chosen)))
+    left_out = max(0, len(timeouts) - room)
+    chosen = chosen[:MAX_TIMESERIES_PER_BENCHMARK] + timeouts[:room]
+    return chosen, left_out
+
+
+def _timeseries_section(benchmark: str, runs: list[RunRecord], colours, param_name: str,
+                        drawn: dict[int, str]) -> str:
+    chosen, left_out = _chosen_runs(runs)
+    if not chosen:
+        return ""
+    figures = []
+    for i, run in enumerate(chosen):
+        ident = run.id if run.id is not None else f"n{i}"
+        key, n = f"timeseries-{benchmark}-{ident}", 1
+        while f"plot-{plots._slug(key)}" in drawn.values():     # runs of several sessions may share ids
+            n += 1
+            key = f"timeseries-{benchmark}-{ident}-{n}"
+        drawn[id(run)] = f"plot-{plots._slug(key)}"
+        status = str(run.status) + (" (stalled)" if run.status == RunStatus.TIMEOUT and run.stall else "")
+        title = f"{_label(run)} · {param_name}={run.param} · {_cores(run.cores)} · run {run.run_index} · {status}"
+        svg = plots.timeseries_plot(key, title, colours.get(_label(run), "#333"),
+                                    [s.t_ns for s in run.samples], [s.rss_bytes for s in run.samples],
+                                    [s.threads for s in run.samples])
+        threads = run.threads_max if run.threads_max is not None else max(s.threads for s in run.samples)
+        rss = run.max_rss_bytes if run.max_rss_bytes is not None else max(s.rss_bytes for s in run.samples)
+        facts = [f"{len(run.samples)} samples", f"peak threads {threads}", f"peak RSS {fmt_bytes(rss)}"]
+        if run.wall_ns is not None:
+            facts.append(f"wall {fmt_ns(run.wall_ns)}")
+        caption = _e(" · ".join(facts))
+        figures.append(_figure(key, svg, caption, {"benchmark": benchmark, "run": str(ident), "status": str(run.status),
+                                                   "variant": _label(run), "param": run.param}))
+    note = ""
+    missing = [r for r in runs if r.status == RunStatus.TIMEOUT and not r.samples]
+    if left_out or missing:
+        bits = []
+        if left_out:
+            bits.append(f"{left_out} more timed-out runs with samples are not drawn")
+        if missing:
+            bits.append(f"{len(missing)} timed-out runs have no samples")
+        note = f'<p class="note">{_e("; ".join(bits))}.</p>'
+    return ("<h3>Memory and threads over time</h3>\n<p>Resident memory and thread count sampled from "
+            "<code>/proc</code> about every 10&nbsp;ms: per variant [shape] the run with the largest "
+            f"{_e(param_name)}, and every timed-out run.</p>\n"
+            f'<div class="timeseries">\n' + "\n".join(figures) + "\n</div>" + note)
+
+
+def _comparison_section(benchmark: str, pairs: list[PairComparison], colours, param_name: str) -> str:
+    head = ["A", "B", param_name, "cores", "median A", "median B", "B/A [95% CI]", "Welch p", "Mann–Whitney p",
+            "A−B mean [z 95% CI]", "verdict"]
+    numeric = [False, False, True, True, True, True, True, True, True, True, False]
+    body = []
+    for pair in sorted(pairs, key=lambda p: (p.a.label, p.b.label, p.a.cores, _param_key(p.a.param), p.a.options)):
+        a, b, c = pair.a, pair.b, pair.result
+        medians = [_e(fmt_ns(x.stats.median)) if x.stats else "–" for x in (a, b)]
+        if c is None:
+            figures = ["–"] * 4
+        else:
+            ratio = "–" if c.ratio_of_medians is None else f"{c.ratio_of_medians:.3f}"
+            if c.ratio_ci_low is not None:
+                ratio += f' <span class="ci">[{c.ratio_ci_low:.3f}, {c.ratio_ci_high:.3f}]</span>'
+            diff = _e(fmt_ns(c.diff_of_means))
+            if c.z_ci_low is not None:
+                diff += (f' <span class="ci">[{_e(fmt_ns(c.z_ci_low, c.diff_of_means))}, '
+                         f"{_e(fmt_ns(c.z_ci_high, c.diff_of_means))}]</span>")
+            figures = [ratio, _e(fmt_p(c.welch_p)), _e(fmt_p(c.mannwhitney_p)), diff]
+        significant = c is not None and c.z_significant
+        verdict = f'<span class="{"significant" if significant else "not-significant"}">{_e(pair.verdict)}</span>'
+        param = _e(a.param) + _opts(a.options)
+        body.append([_swatch(colours.get(a.label)) + _e(a.label), _swatch(colours.get(b.label)) + _e(b.label), param,
+                     str(a.cores), *medians, *figures, verdict])
+    caption = ("Ratio of medians B/A with a bootstrap interval; Welch's t-test and Mann–Whitney U; the difference "
+               "of means with the thesis' z-interval. Significant when that interval excludes 0.")
+    return "<h3>Comparisons</h3>\n" + _table("comparison", benchmark, head, body, caption=caption, numeric=numeric)
+
+
+def _published_section(benchmark: str, published: list, rows: list[SeriesSummary], study, colours,
+                       param_name: str) -> str:
+    out = ["<h3>Published figures beside ours</h3>"]
+    for table in published:
+        unit = str(getattr(table, "unit", "") or "")
+        title = str(getattr(table, "title", "") or "")
+        columns = [str(c) for c in getattr(table, "columns", ())]
+        body = [[_e(cell) for cell in row] for row in getattr(table, "rows", ())]
+        heading = _e(title or "Published") + (f' <span class="unit">({_e(unit)})</span>' if unit else "")
+        published_html = f"<h4>{heading}</h4>\n" + _table("published", benchmark, columns, body,
+                                                           numeric=[i > 0 for i in range(len(columns))])
+        source = getattr(table, "source", None) or getattr(study, "source", None)
+        hardware = getattr(table, "hardware", None) or getattr(study, "hardware", None)
+        study_title = getattr(table, "study_title", None) or getattr(study, "title", None)
+        line = " · ".join(_e(x) for x in (study_title, source) if x)
+        if hardware:
+            line += (" · " if line else "") + f"hardware: {_e(hardware)}"
+        note = str(getattr(table, "note", "") or "")
+        side = ['<div class="side published-side">', published_html]
+        if note:
+            side.append(f'<p class="note">{_e(note)}</p>')
+        if line:
+            side.append(f'<p class="source">Published: {line}</p>')
+        side.append("</div>")
+        out.append('<div class="beside">\n' + "\n".join(side) + "\n" + _ours(benchmark, rows, unit, colours, param_name)
+                   + "\n</div>")
+    return "\n".join(out)
+
+
+def _ours(benchmark: str, rows: list[SeriesSummary], unit: str, colours, param_name: str) -> str:
+    """Our medians as a parameter × series grid, in the published table's unit when it is a time unit."""
+    scale = _TIME_UNITS.get(unit.strip())
+    multi_cores = len({r.cores for r in rows}) > 1
+    line_keys = _line_options(rows)
+    columns: dict[str, str] = {}
+    cells: dict[tuple[str, str], str] = {}
+    params: dict[str, set[str]] = defaultdict(set)    # param -> the options set with it (not per line)
+    for row in rows:
+        name = _series_name(row, line_keys, multi_cores)
+        columns.setdefault(name, row.label)
+        params[row.param].update(f"{k}={v}" for k, v in row.runs[0].options.items()
+                                 if k != "shape" and k not in line_keys)
+        if row.stats is None:
+            value = _e(_missing_reason(row) or "–")
+        elif scale:
+            value = f"{row.stats.median / scale:.4g}"
+        else:
+            value = _e(fmt_ns(row.stats.median))
+        cells[(row.param, name)] = value
+    head = [_e(param_name)] + [_swatch(colours.get(label)) + _e(name) for name, label in columns.items()]
+    body = [[_e(p) + _opts(" ".join(sorted(params[p])))]
+            + [cells.get((p, name), "–") for name in columns] for p in sorted(params, key=_param_key)]
+    title = "Ours: medians" + (f' <span class="unit">({_e(unit)})</span>' if scale else "") + " in this session"
+    return ('<div class="side ours-side">\n'
+            + f'<h4>{title}</h4>\n'
+            + _table("ours", benchmark, head, body, numeric=[True] * len(head), raw_head=True)
+            + "\n</div>")
+
+
+# -- notes ---------------------------------------------------------------------------------
+
+
+def _notes(rows: list[SeriesSummary], runs: list[RunRecord], drawn: dict[int, str]) -> str:
+    out = ['<section class="notes" id="notes">', "<h2>Notes</h2>"]
+
+    failed = [r for r in runs if r.status in FAILED_STATUSES]
+    out.append("<h3>Failures</h3>")
+    if failed:
+        body = []
+        for r in failed:
+            tail = (f"<details><summary>stderr</summary><pre>{_e(r.stderr_tail)}</pre></details>"
+                    if r.stderr_tail else "")
+            body.append([_e(r.benchmark), _e(_label(r)), _e(r.param), str(r.cores), str(r.run_index),
+                         f'<span class="status st-{_e(r.status)}">{_e(r.status)}</span>', _e(r.reason or ""),
+                         _e(r.message) + tail])
+        out.append(_table("failures", None, ["benchmark", "variant [shape]", "param", "cores", "run", "status",
+                                             "reason", "message"], body))
+    else:
+        out.append('<p class="none">No run failed (wrong, crashed, malformed or disagreeing).</p>')
+
+    timeouts = [r for r in runs if r.status == RunStatus.TIMEOUT]
+    out.append("<h3>Timeouts</h3>")
+    if timeouts:
+        body = []
+        for r in timeouts:
+            stalled = "stalled" if r.stall else ("running" if r.stall is False else "unknown")
+            link = f' <a href="#{_e(drawn[id(r)])}">time series</a>' if id(r) in drawn else ""
+            body.append([_e(r.benchmark), _e(_label(r)), _e(r.param), str(r.cores), str(r.run_index),
+                         f'<span class="{"flag-bad" if r.stall else ""}">{stalled}</span>',
+                         str(len(r.iterations)), _e(fmt_ns(r.wall_ns)),
+                         "–" if r.threads_max is None else str(r.threads_max), _e(fmt_bytes(r.max_rss_bytes)),
+                         _e(r.message) + link])
+        out.append(_table("timeouts", None, ["benchmark", "variant [shape]", "param", "cores", "run", "CPU at the end",
+                                             "iterations", "wall", "threads", "peak RSS", "message"], body,
+                          numeric=[False, False, True, True, True, False, True, True, True, True, False]))
+        out.append('<p class="note">A stalled timeout used almost no CPU in its last seconds: a deadlock or a '
+                   "starved pool, not a slow run.</p>")
+    else:
+        out.append('<p class="none">No run timed out.</p>')
+
+    skipped = defaultdict(list)
+    for r in runs:
+        if r.status == RunStatus.SKIPPED:
+            skipped[(r.benchmark, _label(r), r.options_key, r.cores)].append(r)
+    out.append("<h3>Skipped</h3>")
+    if skipped:
+        body = []
+        for (benchmark, label, _, cores), members in sorted(skipped.items()):
+            params = sorted({m.param for m in members}, key=_param_key)
+            body.append([_e(benchmark), _e(label), str(cores), _e(", ".join(params)), str(len(members)),
+                         _e(members[0].message)])
+        out.append(_table("skipped", None, ["benchmark", "variant [shape]", "cores", "params", "runs", "why"], body))
+    else:
+        out.append('<p class="none">Nothing was skipped.</p>')
+
+    warned = [r for r in rows if r.stats is not None and r.stats.warnings]
+    out.append("<h3>Statistical warnings</h3>")
+    if warned:
+        body = [[_e(r.benchmark), _e(r.label), _e(r.param) + (f" ({_e(r.options)})" if r.options else ""),
+                 str(r.cores), _e("; ".join(r.stats.warnings))] for r in warned]
+        out.append(_table("warnings", None, ["benchmark", "variant [shape]", "param", "cores", "warning"], body))
+    else:
+        out.append('<p class="none">No statistical warnings.</p>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+_CSS = """
+:root { --fg: #1d232b; --muted: #5b6673; --line: #d9dee5; --zebra: #f6f8fa; --accent: #0b5cad;
+        --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--fg); background: #fff;
+       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
+main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { font-size: 26px; margin: 0 0 6px; }
+h2 { font-size: 21px; margin: 36px 0 6px; padding-top: 10px; border-top: 2px solid var(--line); }
+h2 .title { font-weight: normal; color: var(--muted); font-size: 15px; margin-left: 6px; }
+h3 { font-size: 16px; margin: 24px 0 8px; }
+h4 { font-size: 13.5px; margin: 6px 0 2px; }
+p { margin: 6px 0; }
+code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+pre { white-space: pre-wrap; max-height: 18em; overflow: auto; background: var(--zebra); padding: 6px; }
+a { color: var(--accent); }
+.meta, .origin, .note, .source, figcaption, caption { color: var(--muted); }
+.command code { background: var(--zebra); padding: 2px 6px; border-radius: 4px; display: inline-block; }
+table { border-collapse: collapse; margin: 8px 0 14px; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+caption { caption-side: top; text-align: left; padding: 2px 0 6px; font-size: 12.5px; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+thead th { background: #eef1f5; border-bottom: 2px solid #c5ccd6; white-space: nowrap; position: sticky; top: 0; }
+tbody tr:nth-child(even) { background: var(--zebra); }
+td.num, th.num { text-align: right; white-space: nowrap; }
+table.environment th { background: none; width: 11em; color: var(--muted); font-weight: 600; }
+table.environment { min-width: 60%; }
+.table-wrap { overflow-x: auto; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px;
+          vertical-align: baseline; }
+.status { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 11.5px; background: #eef1f5;
+          white-space: nowrap; }
+.st-ok, .st-finished { background: #dafbe1; color: var(--ok); }
+.st-timeout, .st-running, .st-interrupted { background: #fff8c5; color: var(--warn); }
+.st-skipped { background: #eef1f5; color: var(--muted); }
+.st-wrong, .st-crashed, .st-malformed, .st-disagree { background: #ffebe9; color: var(--bad); font-weight: 600; }
+.v-verified { color: var(--ok); } .v-agreed { color: #0969da; } .v-unverified { color: var(--warn); }
+.v-wrong, .v-disagree { color: var(--bad); font-weight: 600; } .v-none { color: var(--muted); }
+.warn { color: var(--warn); font-weight: 600; }
+.flag-bad { color: var(--bad); font-weight: 600; } .flag-ok { color: var(--ok); }
+table.comparison td:nth-child(-n+2) { white-space: nowrap; }
+.significant { font-weight: 600; } .not-significant { color: var(--muted); }
+.ci, .opts, .unit { color: var(--muted); font-size: 11.5px; }
+figure.plot { margin: 10px 0 18px; }
+figure.plot svg { display: block; max-width: 100%; height: auto; }
+figcaption { font-size: 12.5px; max-width: 60em; margin-top: 2px; }
+.timeseries { display: grid; grid-template-columns: repeat(auto-fill, minmax(470px, 1fr)); gap: 8px 20px; }
+.timeseries figure.plot { margin: 0; }
+.beside { display: flex; flex-wrap: wrap; gap: 12px 40px; align-items: flex-start; margin-bottom: 14px; }
+.side { max-width: 100%; overflow-x: auto; }
+.published-side { max-width: 34em; }
+.toc ol { columns: 3; margin: 4px 0; }
+.toc h2 { border: 0; font-size: 15px; margin: 18px 0 0; padding: 0; }
+section.extra, section.study { margin-top: 10px; }
+dl { display: grid; grid-template-columns: 8em 1fr; gap: 2px 12px; }
+dt { color: var(--muted); font-weight: 600; } dd { margin: 0; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding-top: 8px; }
+"""
