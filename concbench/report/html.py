@@ -373,16 +373,16 @@ def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], 
 
 
 def _line_options(rows: list[SeriesSummary]) -> set[str]:
-    """Option keys that distinguish lines: those with two or more values at the same series point.
+    """Option keys that distinguish lines: those that do not hold one value across a series' points.
 
-    An option set per parameter (fib's cutoff at n=35) stays on its line; a swept one (countdown's
-    window) makes one line per value."""
+    A swept option (countdown's window) makes one line per value, and so does an option set for
+    some parameters only (fib's cutoff at n=35), so that no line joins two different computations."""
     values = defaultdict(set)
+    keys = {key for row in rows for key in row.runs[0].options if key != "shape"}
     for row in rows:
-        for key, value in row.runs[0].options.items():
-            if key != "shape":
-                values[(row.label, row.cores, row.param, key)].add(value)
-    return {key[3] for key, seen in values.items() if len(seen) > 1}
+        for key in keys:
+            values[(row.label, row.cores, key)].add(row.runs[0].options.get(key))
+    return {key[2] for key, seen in values.items() if len(seen) > 1}
 
 
 def _series_name(row: SeriesSummary, line_keys: set[str], multi_cores: bool) -> str:

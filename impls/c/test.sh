@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests for concbench-c: every variant at the spec's test sizes (plus countdown q7), checked against the
-# reference tables of spawn-scaling.md and countdown.md, and the exit-2 error cases of the protocol.
+# reference tables of spawn-scaling.md, countdown.md and fannkuch.md (plus fannkuch n = 10), and the exit-2 error cases of the protocol.
 # The last line is "N passed, N failed"; the exit status is non-zero on any failure.
 set -u
 cd "$(dirname "$0")"
@@ -126,6 +126,44 @@ run_check "countdown pthreads q7" "${CD[q7]}" "$q7_split" \
 run_check "countdown seq q7" "${CD[q7]}" "{\"metrics\": {\"calls\": 7096870}}" \
     countdown --model seq --param q7 --iterations 1
 
+# ---- fannkuch (test sizes, then n = 10 once; K = 150 unless given)
+declare -A FK=(
+    [7]="maxflips=16 checksum=228"
+    [8]="maxflips=22 checksum=1616"
+    [9]="maxflips=30 checksum=8629"
+    [10]="maxflips=38 checksum=73196"
+)
+for n in 7 8 9; do
+    for w in 1 2 3; do
+        run_check "fannkuch pthreads/counter $n workers=$w" "${FK[$n]}" "" \
+            fannkuch --model pthreads --param "$n" --iterations 2 --workers "$w" --option shape=counter
+    done
+    run_check "fannkuch libdispatch/apply $n" "${FK[$n]}" "" \
+        fannkuch --model libdispatch --param "$n" --iterations 2 --option shape=apply
+    run_check "fannkuch libdispatch/group $n" "${FK[$n]}" "" \
+        fannkuch --model libdispatch --param "$n" --iterations 2 --option shape=group
+    run_check "fannkuch seq/loop $n" "${FK[$n]}" "" \
+        fannkuch --model seq --param "$n" --iterations 2 --option shape=loop
+    # other chunk counts: the Erlang-style K = n, one index per task, more chunks than indexes
+    run_check "fannkuch pthreads chunks=$n" "${FK[$n]}" "" \
+        fannkuch --model pthreads --param "$n" --iterations 1 --workers 2 --option "chunks=$n"
+    run_check "fannkuch libdispatch chunks=1" "${FK[$n]}" "" \
+        fannkuch --model libdispatch --param "$n" --iterations 1 --option chunks=1
+done
+run_check "fannkuch seq chunks=n!" "${FK[7]}" "" fannkuch --model seq --param 7 --iterations 1 --option chunks=5040
+run_check "fannkuch libdispatch chunks>n!" "${FK[7]}" "" \
+    fannkuch --model libdispatch --param 7 --iterations 1 --option chunks=9999
+run_check "fannkuch pthreads chunks=1000" "${FK[9]}" "" \
+    fannkuch --model pthreads --param 9 --iterations 1 --workers 4 --option chunks=1000
+run_check "fannkuch small n=3" "maxflips=2 checksum=2" "" fannkuch --model pthreads --param 3 --iterations 1 --workers 2
+run_check "fannkuch small n=5" "maxflips=7 checksum=11" "" fannkuch --model seq --param 5 --iterations 1
+run_check "fannkuch pthreads/counter 10" "${FK[10]}" "" \
+    fannkuch --model pthreads --param 10 --iterations 1 --workers 2
+run_check "fannkuch libdispatch/apply 10" "${FK[10]}" "" fannkuch --model libdispatch --param 10 --iterations 1
+run_check "fannkuch libdispatch/group 10" "${FK[10]}" "" \
+    fannkuch --model libdispatch --param 10 --iterations 1 --option shape=group
+run_check "fannkuch seq/loop 10" "${FK[10]}" "" fannkuch --model seq --param 10 --iterations 1
+
 # ---- usage errors: exit 2, one stderr line, nothing on stdout
 expect_usage_error "no arguments"
 expect_usage_error "unknown benchmark" fib --model seq --param 10 --iterations 1
@@ -151,6 +189,14 @@ expect_usage_error "missing --iterations" spawn-scaling --model seq --param 64
 expect_usage_error "flag without value" spawn-scaling --model seq --param 64 --iterations
 expect_usage_error "zero iterations" spawn-scaling --model seq --param 64 --iterations 0
 expect_usage_error "malformed workers" spawn-scaling --model pthreads --param 64 --iterations 1 --workers 0
+expect_usage_error "fannkuch unknown model" fannkuch --model sc --param 7 --iterations 1
+expect_usage_error "fannkuch unknown shape" fannkuch --model libdispatch --param 7 --iterations 1 --option shape=loop
+expect_usage_error "fannkuch shape of another model" fannkuch --model pthreads --param 7 --iterations 1 --option shape=apply
+expect_usage_error "fannkuch unknown option" fannkuch --model seq --param 7 --iterations 1 --option window=2
+expect_usage_error "fannkuch zero chunks" fannkuch --model seq --param 7 --iterations 1 --option chunks=0
+expect_usage_error "fannkuch malformed chunks" fannkuch --model seq --param 7 --iterations 1 --option chunks=1e3
+expect_usage_error "fannkuch n = 0" fannkuch --model seq --param 0 --iterations 1
+expect_usage_error "fannkuch n too large" fannkuch --model seq --param 17 --iterations 1
 expect_usage_error "unknown flag" spawn-scaling --model seq --param 64 --iterations 1 --verbose
 
 rm -f /tmp/concbench-c-test.$$

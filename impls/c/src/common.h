@@ -49,5 +49,6 @@ int64_t now_ns(void);           /* CLOCK_MONOTONIC in nanoseconds */
    then emit hello, then run. They return the process exit status. */
 int bench_spawn_scaling(cli_args *a);
 int bench_countdown(cli_args *a);
+int bench_fannkuch(cli_args *a);
 
 #endif

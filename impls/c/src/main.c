@@ -194,5 +194,8 @@ int main(int argc, char **argv)
         return bench_spawn_scaling(&a);
     if (strcmp(a.benchmark, "countdown") == 0)
         return bench_countdown(&a);
-    usage_error("unknown benchmark '%s' (this implementation has: spawn-scaling, countdown)", a.benchmark);
+    if (strcmp(a.benchmark, "fannkuch") == 0)
+        return bench_fannkuch(&a);
+    usage_error("unknown benchmark '%s' (this implementation has: spawn-scaling, countdown, fannkuch)",
+                a.benchmark);
 }

@@ -1,11 +1,33 @@
-/// One named figure for the protocol's `metrics` line, e.g. countdown's `batches`.
+/// One named figure for the protocol's `metrics` line, e.g. countdown's `batches` or
+/// chameneos' `fairness_std` (the only kind that needs a fraction).
 public struct Metric: Sendable, Equatable {
+    public enum Value: Sendable, Equatable {
+        case integer(Int)
+        case real(Double)
+    }
+
     public let name: String
-    public let value: Int
+    public let value: Value
 
     public init(_ name: String, _ value: Int) {
         self.name = name
-        self.value = value
+        self.value = .integer(value)
+    }
+
+    /// `value` must be finite: JSON has no form for inf or nan.
+    public init(_ name: String, _ value: Double) {
+        precondition(value.isFinite, "metric \(name) is not finite")
+        self.name = name
+        self.value = .real(value)
+    }
+
+    /// The value as a JSON number; Swift prints a finite Double in shortest
+    /// round-trip form ("0.37", "1e-05", "12.0"), all valid JSON numbers.
+    public var json: String {
+        switch value {
+        case .integer(let v): "\(v)"
+        case .real(let v): "\(v)"
+        }
     }
 }
 

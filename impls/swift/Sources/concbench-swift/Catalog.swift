@@ -44,6 +44,24 @@ enum Catalog {
         "countdown": Entry(
             models: ["sc": Countdown.SCShape.allCases.map(\.rawValue), "seq": ["plain"]],
             optionKeys: ["window"], minParam: 0, instanceParam: true),
+        // Workers are numbered with 32-bit seeds and neighbourhood sizes.
+        "big": Entry(
+            models: [
+                "gcd": Big.GCDShape.allCases.map(\.rawValue), "sc": Big.SCShape.allCases.map(\.rawValue),
+            ],
+            optionKeys: ["pings", "hood"], minParam: 1, maxParam: Int(UInt32.max)),
+        // C >= 2 (encore) is checked with the variant; redux's --param is n >= 0.
+        "chameneos": Entry(
+            models: [
+                "gcd": Chameneos.GCDShape.allCases.map(\.rawValue),
+                "sc": Chameneos.SCShape.allCases.map(\.rawValue),
+            ],
+            optionKeys: ["variant", "meetings"], minParam: 0),
+        "fannkuch": Entry(
+            models: [
+                "gcd": Fannkuch.GCDShape.allCases.map(\.rawValue), "sc": ["task-group"], "seq": ["plain"],
+            ],
+            optionKeys: ["chunks"], minParam: 1, maxParam: Fannkuch.maxN),
     ]
 
     /// The options after checking, with the specs' defaults filled in.
@@ -57,6 +75,14 @@ enum Catalog {
         var window: Int
         /// countdown: the instance `--param` names.
         var instance: Countdown.Instance?
+        /// big: P and H.
+        var pings = 16_000
+        var hood = 1000
+        /// chameneos: the variant and encore's M (the thesis's 8 000 000 by default).
+        var variant = Chameneos.Variant.encore
+        var meetings = 8_000_000
+        /// fannkuch: K, the requested chunk count.
+        var chunks = 150
     }
 
     static func plan(for args: Arguments) throws(UsageError) -> Plan {
@@ -100,6 +126,9 @@ enum Catalog {
             keys: ["shape"] + (args.model == "gcd" ? ["driver"] : []) + entry.optionKeys,
             defaultWindow: args.workers ?? availableCores())
         settings.instance = instance
+        if name == "chameneos" && settings.variant == .encore && n < 2 {
+            throw UsageError("bad value '\(args.param)' for --param of chameneos (expected >= 2 creatures)")
+        }
         return (n, settings)
     }
 
@@ -141,6 +170,23 @@ enum Catalog {
                 s.countSpawns = value == "1"
             case "window":
                 s.window = try Arguments.integer(value, for: "option window", atLeast: 1)
+            case "pings":
+                s.pings = try Arguments.integer(value, for: "option pings", atLeast: 0)
+            case "hood":
+                s.hood = try Arguments.integer(value, for: "option hood", atLeast: 1)
+                if s.hood > Int(UInt32.max) {
+                    throw UsageError("bad value '\(value)' for option hood (expected <= \(UInt32.max))")
+                }
+            case "variant":
+                guard let variant = Chameneos.Variant(rawValue: value) else {
+                    throw UsageError("bad value '\(value)' for option variant (expected encore or redux)")
+                }
+                s.variant = variant
+            case "meetings":
+                // Accepted with redux too (a size set may pass it), and ignored there.
+                s.meetings = try Arguments.integer(value, for: "option meetings", atLeast: 0)
+            case "chunks":
+                s.chunks = try Arguments.integer(value, for: "option chunks", atLeast: 1)
             default:
                 break
             }
@@ -245,6 +291,35 @@ enum Catalog {
         case ("countdown", "seq", "plain"):
             let instance = s.instance!
             return .blocking(onPool: false, kernel: { _ in Countdown.seqPlain(instance) }, spawns: nil)
+        case ("big", "sc", _):
+            let shape = Big.SCShape(rawValue: s.shape)!
+            let config = Big.Config(workers: n, pings: s.pings, hood: s.hood)
+            return .suspending(kernel: { _ in await Big.sc(shape, config) }, spawns: nil)
+        case ("big", "gcd", _):
+            let shape = Big.GCDShape(rawValue: s.shape)!
+            let config = Big.Config(workers: n, pings: s.pings, hood: s.hood)
+            return .blocking(onPool: pool, kernel: { _ in Big.gcd(shape, config) }, spawns: nil)
+
+        case ("chameneos", "sc", _):
+            let shape = Chameneos.SCShape(rawValue: s.shape)!
+            let config = Chameneos.Config(variant: s.variant, param: n, meetings: s.meetings)
+            return .suspending(kernel: { _ in await Chameneos.sc(shape, config) }, spawns: nil)
+        case ("chameneos", "gcd", _):
+            let shape = Chameneos.GCDShape(rawValue: s.shape)!
+            let config = Chameneos.Config(variant: s.variant, param: n, meetings: s.meetings)
+            return .blocking(onPool: pool, kernel: { _ in Chameneos.gcd(shape, config) }, spawns: nil)
+
+        case ("fannkuch", "sc", "task-group"):
+            let split = Fannkuch.Split(n: n, chunks: s.chunks)
+            return .suspending(kernel: { _ in await Fannkuch.scTaskGroup(split) }, spawns: nil)
+        case ("fannkuch", "gcd", _):
+            let shape = Fannkuch.GCDShape(rawValue: s.shape)!
+            let split = Fannkuch.Split(n: n, chunks: s.chunks)
+            return .blocking(onPool: pool, kernel: { _ in Fannkuch.gcd(shape, split) }, spawns: nil)
+        case ("fannkuch", "seq", "plain"):
+            let split = Fannkuch.Split(n: n, chunks: s.chunks)
+            return .blocking(onPool: false, kernel: { _ in Fannkuch.seqPlain(split) }, spawns: nil)
+
         default:
             // The catalog above lists a shape this switch does not build: a bug here.
             preconditionFailure("no kernel for \(benchmark)/\(model) shape \(s.shape)")

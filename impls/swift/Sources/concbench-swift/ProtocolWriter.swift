@@ -26,7 +26,7 @@ enum ProtocolWriter {
 
     /// One `metrics` line holding every figure given, in order.
     static func metrics(_ list: [Metric]) {
-        let fields = list.map { "\(json($0.name)): \($0.value)" }.joined(separator: ", ")
+        let fields = list.map { "\(json($0.name)): \($0.json)" }.joined(separator: ", ")
         emit("{\"metrics\": {\(fields)}}")
     }
 

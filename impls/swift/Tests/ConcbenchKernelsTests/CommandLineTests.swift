@@ -36,7 +36,8 @@ final class CommandLineTests: XCTestCase {
         for (benchmark, entry) in Catalog.benchmarks {
             for (model, shapes) in entry.models {
                 for shape in shapes {
-                    let param = benchmark == "countdown" ? "t4a" : "1"
+                    // countdown takes an instance; chameneos (encore) at least two creatures.
+                    let param = benchmark == "countdown" ? "t4a" : benchmark == "chameneos" ? "2" : "1"
                     let args = try parse(
                         "\(benchmark) --model \(model) --param \(param) --iterations 1 --option shape=\(shape)")
                     let plan = try Catalog.plan(for: args)
@@ -99,6 +100,22 @@ final class CommandLineTests: XCTestCase {
             ("countdown --model sc --param t4a --iterations 1 --option window=0", "bad value '0' for option window"),
             ("countdown --model seq --param t4a --iterations 1 --option window=x", "option window"),
             ("countdown --model gcd --param t4a --iterations 1", "unknown model 'gcd' for countdown"),
+            ("big --model seq --param 20 --iterations 1", "unknown model 'seq' for big"),
+            ("big --model sc --param 0 --iterations 1", "bad value '0' for --param of big"),
+            ("big --model sc --param 20 --iterations 1 --option hood=0", "bad value '0' for option hood"),
+            ("big --model gcd --param 20 --iterations 1 --option pings=-1", "option pings"),
+            ("big --model sc --param 20 --iterations 1 --option shape=actor",
+             "unknown shape 'actor' for big/sc (known: stream, task-per-message)"),
+            ("big --model sc --param 20 --iterations 1 --option meetings=1", "unknown option 'meetings'"),
+            ("chameneos --model sc --param 1 --iterations 1", "expected >= 2 creatures"),
+            ("chameneos --model gcd --param 3 --iterations 1 --option variant=classic", "option variant"),
+            ("chameneos --model gcd --param 3 --iterations 1 --option shape=rendezvous",
+             "unknown shape 'rendezvous' for chameneos/gcd (known: message, message-global)"),
+            ("chameneos --model sc --param 3 --iterations 1 --option meetings=x", "option meetings"),
+            ("fannkuch --model seq --param 0 --iterations 1", "bad value '0' for --param of fannkuch"),
+            ("fannkuch --model seq --param 21 --iterations 1", "bad value '21' for --param of fannkuch"),
+            ("fannkuch --model sc --param 7 --iterations 1 --option chunks=0", "bad value '0' for option chunks"),
+            ("fannkuch --model gcd --param 7 --iterations 1 --option pings=1", "unknown option 'pings'"),
         ]
         for (line, fragment) in cases {
             guard let message = usageError(line) else { continue }
@@ -121,6 +138,32 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(byCores.window, Catalog.availableCores())
         XCTAssertGreaterThanOrEqual(byCores.window, 1)
         XCTAssertLessThanOrEqual(byCores.window, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    func testMessagePassingOptions() throws {
+        let big = try Catalog.checked(try parse("big --model sc --param 50 --iterations 1")).settings
+        XCTAssertEqual([big.shape, "\(big.pings)", "\(big.hood)"], ["stream", "16000", "1000"])
+        let chameneos = try Catalog.checked(try parse("chameneos --model sc --param 7 --iterations 1")).settings
+        XCTAssertEqual(chameneos.shape, "rendezvous")
+        XCTAssertEqual(chameneos.variant, .encore)
+        XCTAssertEqual(chameneos.meetings, 8_000_000)
+        // redux: --param is n, so 0 and 1 are fine, and a size set's `meetings` is ignored.
+        let redux = try Catalog.checked(
+            try parse("chameneos --model gcd --param 1 --iterations 1 --option variant=redux --option meetings=5"))
+        XCTAssertEqual(redux.settings.variant, .redux)
+        let fannkuch = try Catalog.checked(try parse("fannkuch --model gcd --param 10 --iterations 1")).settings
+        XCTAssertEqual([fannkuch.shape, "\(fannkuch.chunks)"], ["concurrent-perform", "150"])
+    }
+
+    func testMetricValuesAreJSONNumbers() {
+        XCTAssertEqual(Metric("batches", 7).json, "7")
+        XCTAssertEqual(Metric("cv", 0.5).json, "0.5")
+        XCTAssertEqual(Metric("fairness_std", 0.0).json, "0.0")
+        XCTAssertEqual(Metric("cv", 1e-5).json, "1e-05")
+        for metric in [Metric("a", 1e-5), Metric("b", 12345.678), Metric("c", 1e20)] {
+            let line = "{\"metrics\": {\"x\": \(metric.json)}}"
+            XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(line.utf8)), line)
+        }
     }
 
     func testJSONEscaping() {

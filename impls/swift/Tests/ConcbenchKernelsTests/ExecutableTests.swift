@@ -100,6 +100,46 @@ final class ExecutableTests: XCTestCase {
         }
     }
 
+    func testChameneosPrintsTheLastIterationsFairness() throws {
+        for (model, shape) in [("sc", "rendezvous"), ("sc", "message"), ("gcd", "message"), ("gcd", "message-global")] {
+            let outcome = try run(
+                "chameneos --model \(model) --param 10 --iterations 2 --workers 2 --option shape=\(shape) "
+                    + "--option variant=encore --option meetings=10000")
+            XCTAssertEqual(outcome.status, 0)
+            XCTAssertEqual(outcome.stdout.count, 4)
+            XCTAssertEqual(try object(outcome.stdout[2])["result"] as? String, "meetings=10000 creature_meetings=20000")
+            let metrics = try XCTUnwrap(try object(outcome.stdout[3])["metrics"] as? [String: Any])
+            XCTAssertEqual(metrics["self_meetings"] as? Int, 0)
+            XCTAssertEqual(metrics["colour_sum_mod3"] as? Int, 1)
+            XCTAssertNotNil(metrics["fairness_std"] as? Double)
+            XCTAssertNotNil(metrics["cv"] as? Double)
+            XCTAssertEqual((metrics["min_meetings"] as? Int).map { $0 <= 2000 }, true)
+            XCTAssertEqual((metrics["max_meetings"] as? Int).map { $0 >= 2000 }, true)
+        }
+        let redux = try run("chameneos --model gcd --param 100 --iterations 1 --option variant=redux --option meetings=7")
+        XCTAssertEqual(redux.status, 0)
+        XCTAssertEqual(
+            try object(redux.stdout[1])["result"] as? String,
+            "meetings3=100 creature_meetings3=200 meetings10=100 creature_meetings10=200")
+    }
+
+    func testBigAndFannkuchEveryShape() throws {
+        for (model, shape) in [
+            ("sc", "stream"), ("sc", "task-per-message"), ("gcd", "serial-queue"), ("gcd", "serial-queue-global"),
+        ] {
+            let outcome = try run(
+                "big --model \(model) --param 50 --iterations 1 --option shape=\(shape) --option pings=100 --option hood=20")
+            XCTAssertEqual(outcome.status, 0)
+            XCTAssertEqual(try object(outcome.stdout[1])["result"] as? String, "messages=10000 checksum=128266")
+        }
+        for (model, shape) in [("sc", "task-group"), ("gcd", "concurrent-perform"), ("gcd", "group"), ("seq", "plain")] {
+            let outcome = try run("fannkuch --model \(model) --param 7 --iterations 1 --option shape=\(shape)")
+            XCTAssertEqual(outcome.status, 0)
+            XCTAssertEqual(outcome.stdout.count, 2)
+            XCTAssertEqual(try object(outcome.stdout[1])["result"] as? String, "maxflips=16 checksum=228")
+        }
+    }
+
     func testUsageErrorsExitTwoWithOneStderrLineAndNoStdout() throws {
         for line in [
             "nosuch --model sc --param 1 --iterations 1",
@@ -108,6 +148,8 @@ final class ExecutableTests: XCTestCase {
             "fib --model sc",
             "countdown --model sc --param 317:3-x --iterations 1",
             "countdown --model sc --param t4a --iterations 1 --option window=0",
+            "chameneos --model sc --param 1 --iterations 1",
+            "big --model gcd --param 10 --iterations 1 --option hood=x",
         ] {
             let outcome = try run(line)
             XCTAssertEqual(outcome.status, 2, line)
