@@ -23,8 +23,13 @@ class Availability:
     install_hint: str
 
 
+def _present(requirement: str) -> bool:
+    """A tool on PATH, or (for an absolute path, such as a library header) a file that exists."""
+    return Path(requirement).exists() if requirement.startswith("/") else shutil.which(requirement) is not None
+
+
 def availability(impl: Implementation) -> Availability:
-    missing = [tool for tool in impl.requires if shutil.which(tool) is None]
+    missing = [tool for tool in impl.requires if not _present(tool)]
     if missing:
         return Availability(False, f"not found on PATH: {', '.join(missing)}", impl.install_hint)
     return Availability(True, "", impl.install_hint)

@@ -133,3 +133,16 @@ def test_one_variant_alone_stays_unverified_and_references_are_untouched():
     checked = _run("a/x", ["1"])
     checked.iterations[0] = checked.iterations[0].__class__(0, 1, "1", "verified", False)
     assert cross_check([checked, _run("b/x", ["2"])]) == []
+
+
+def test_availability_checks_tools_and_files_and_names_the_missing_ones(root, tmp_path):
+    from dataclasses import replace
+    from concbench import toolchains
+    from concbench.catalog import load_implementation
+    impl = load_implementation(root / "impls" / "fake" / "impl.toml")
+    assert toolchains.availability(replace(impl, requires=("sh", str(root / "README.md")))).available
+    missing = toolchains.availability(replace(impl, requires=("no-such-tool-xyz", str(tmp_path / "nope.h"))))
+    assert not missing.available
+    assert "no-such-tool-xyz" in missing.reason and "nope.h" in missing.reason
+    packaged = replace(impl, requires=("no-such-tool-xyz",), apt_packages=("pkg-a", "pkg-b"))
+    assert toolchains.missing_packages([packaged, packaged, impl]) == ["pkg-a", "pkg-b"]

@@ -3,11 +3,11 @@
 The list is read from impls/ itself, so a new language cannot be left out; a folder whose
 toolchain is missing is skipped with the reason, never failed."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from concbench import toolchains
 from concbench.catalog import load_implementation, load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,9 +24,9 @@ def test_every_implementation_folder_has_a_manifest():
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_implementation_at_test_size(cli, folder):
     impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
-    missing = [tool for tool in impl.requires if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"{folder}: toolchain not installed ({', '.join(missing)}): its variants are unavailable")
+    found = toolchains.availability(impl)
+    if not found.available:
+        pytest.skip(f"{folder}: {found.reason}: its variants are unavailable")
     build = cli("build", impl.language, timeout=1800)
     assert build.returncode == 0, build.stdout + build.stderr
     # The fake's other models misbehave on purpose; test_cli covers them.
