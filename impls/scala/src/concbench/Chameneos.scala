@@ -1,0 +1,215 @@
+package concbench
+
+import java.util.concurrent.CountDownLatch
+import scala.actors.Actor
+import scala.collection.mutable.ArrayBuffer
+
+/**
+ * chameneos in two forms.
+ *
+ * Shape "message" (model actors): one scala.actors actor per creature and one for the meeting place,
+ * all sends with `!` (the thesis's pseudo-code): a creature sends Request(self, id, colour); the place
+ * pairs two requests, sends Meet(partner id, new colour) to the requester and then to the waiting
+ * creature, and refuses every request after the M-th meeting with Stop; the creature then reports
+ * (meetings, self-meetings, colour) and ends. variant=encore: the place holds the requests until it
+ * has all C first ones (the start gate), then handles them in arrival order. variant=redux: game A
+ * (3 creatures) then game B (10 creatures), no gate.
+ *
+ * Shape "rendezvous" (model threads): one java.lang.Thread per creature calling the meeting place's
+ * `synchronized` meet; the first arrival wait()s on the place's monitor until its partner has written
+ * the answer into it and notify()d. variant=encore starts behind a latch that every creature reaches
+ * before any meets.
+ */
+object Chameneos {
+  val TEN: Array[Int] = Array(0, 1, 2, 1, 2, 0, 1, 2, 1, 0) // blue=0, red=1, yellow=2
+
+  def complement(a: Int, b: Int): Int = if (a == b) a else 3 - a - b
+
+  /** The outcome of one game: the place's count, and what the creatures reported. */
+  final class Game(val placeMeetings: Int, val counts: Array[Int], val selfMeetings: Long, val colourSum: Int) {
+    def creatureMeetings: Long = counts.foldLeft(0L)(_ + _)
+  }
+
+  def create(a: Args, shape: String): Bench = {
+    val variant = a.option("variant", "encore")
+    val redux = variant match {
+      case "encore" => false
+      case "redux" => true
+      case _ => throw new UsageError("unknown variant '" + variant + "' (known: encore, redux)")
+    }
+    val (c, m) =
+      if (!redux) {
+        val c = Args.positive("C (--param)", a.param)
+        if (c < 2) throw new UsageError("C (--param) must be at least 2, got '" + a.param + "'")
+        (c, Args.nonNegative("meetings", a.option("meetings", "8000000")))
+      } else (0, Args.nonNegative("n (--param)", a.param))
+    val play: (Int, Int, Boolean) => Game = if (shape == "message") Message.play else Rendezvous.play
+    new Bench {
+      def iterate(): Outcome =
+        if (!redux) {
+          val t0 = System.nanoTime
+          val g = play(c, m, true)
+          val ns = System.nanoTime - t0
+          if (shape == "message") ActorPool.snapshot()
+          Outcome(ns, "meetings=" + g.placeMeetings + " creature_meetings=" + g.creatureMeetings,
+            fairness(g, m, "") :+ ("self_meetings" -> g.selfMeetings))
+        } else {
+          val t0 = System.nanoTime
+          val ga = play(3, m, false)
+          val gb = play(10, m, false)
+          val ns = System.nanoTime - t0
+          if (shape == "message") ActorPool.snapshot()
+          Outcome(ns, "meetings3=" + ga.placeMeetings + " creature_meetings3=" + ga.creatureMeetings +
+            " meetings10=" + gb.placeMeetings + " creature_meetings10=" + gb.creatureMeetings,
+            Seq("self_meetings" -> (ga.selfMeetings + gb.selfMeetings)) ++ fairness(ga, m, "_game3") ++ fairness(gb, m, "_game10"))
+        }
+    }
+  }
+
+  /** The fairness metrics of one game (chameneos.md, Extra metrics). */
+  def fairness(g: Game, m: Int, suffix: String): Seq[(String, Any)] = {
+    val c = g.counts.length
+    val mean = 2.0 * m / c
+    val std = math.sqrt(g.counts.map(k => (k - mean) * (k - mean)).sum / c)
+    Seq("fairness_std" + suffix -> std, "cv" + suffix -> (if (mean == 0) 0.0 else std / mean),
+      "min_meetings" + suffix -> g.counts.min, "max_meetings" + suffix -> g.counts.max,
+      "colour_sum_mod3" + suffix -> g.colourSum % 3)
+  }
+
+  object Message {
+    final case class Request(creature: Creature, id: Int, colour: Int)
+    final case class Meet(partner: Int, colour: Int)
+    case object Stop
+    final case class Report(meetings: Int, selfMeetings: Int, colour: Int)
+
+    final class Creature(id: Int, private var colour: Int, place: Place) extends Actor {
+      private var count = 0
+      private var selfMeet = 0
+      def act(): Unit = {
+        place ! Request(this, id, colour)
+        loop {
+          react {
+            case Meet(partner, c) =>
+              count += 1
+              if (partner == id) selfMeet += 1
+              colour = c
+              place ! Request(this, id, colour)
+            case Stop =>
+              place ! Report(count, selfMeet, colour)
+              exit()
+          }
+        }
+      }
+    }
+
+    final class Place(creatures: Int, limit: Int, gated: Boolean, done: CountDownLatch) extends Actor {
+      var meetings = 0
+      private var waiting: Request = null
+      private var open = !gated
+      private val held = new ArrayBuffer[Request]
+      private var reports = 0
+      val counts = new ArrayBuffer[Int]
+      var selfMeetings = 0L
+      var colourSum = 0
+
+      private def request(r: Request): Unit =
+        if (meetings == limit) r.creature ! Stop
+        else if (waiting == null) waiting = r
+        else {
+          val w = waiting
+          waiting = null
+          meetings += 1
+          val nc = complement(r.colour, w.colour)
+          r.creature ! Meet(w.id, nc)
+          w.creature ! Meet(r.id, nc)
+        }
+
+      def act(): Unit = loop {
+        react {
+          case r: Request =>
+            if (open) request(r)
+            else {
+              held += r
+              if (held.size == creatures) { open = true; held.foreach(request); held.clear() }
+            }
+          case Report(k, s, c) =>
+            counts += k
+            selfMeetings += s
+            colourSum += c
+            reports += 1
+            if (reports == creatures) { done.countDown(); exit() }
+        }
+      }
+    }
+
+    def play(c: Int, m: Int, gated: Boolean): Game = {
+      val done = new CountDownLatch(1)
+      val place = new Place(c, m, gated, done)
+      place.start()
+      var i = 0
+      while (i < c) { new Creature(i, TEN(i % 10), place).start(); i += 1 }
+      done.await()
+      new Game(place.meetings, place.counts.toArray, place.selfMeetings, place.colourSum)
+    }
+  }
+
+  object Rendezvous {
+    final class Creature(val id: Int, var colour: Int, place: Place, gate: CountDownLatch) extends Runnable {
+      var count = 0
+      var selfMeetings = 0
+      // Written by the partner inside the place's monitor, read by this creature after meet returns.
+      var met = false
+      var partner = 0
+      var newColour = 0
+
+      def run(): Unit = {
+        if (gate != null) { gate.countDown(); gate.await() }
+        while (place.meet(this)) {
+          count += 1
+          if (partner == id) selfMeetings += 1
+          colour = newColour
+        }
+      }
+    }
+
+    final class Place(private var left: Int) {
+      var meetings = 0
+      private var waiting: Creature = null
+
+      /** One request: true after a meeting (the answer is in c's fields), false when refused (stop). */
+      def meet(c: Creature): Boolean = synchronized {
+        if (left == 0) false
+        else if (waiting == null) {
+          waiting = c
+          c.met = false
+          while (!c.met) wait()
+          true
+        } else {
+          val w = waiting
+          waiting = null
+          left -= 1
+          meetings += 1
+          val nc = complement(c.colour, w.colour)
+          c.partner = w.id
+          c.newColour = nc
+          w.partner = c.id
+          w.newColour = nc
+          w.met = true
+          notify()
+          true
+        }
+      }
+    }
+
+    def play(c: Int, m: Int, gated: Boolean): Game = {
+      val place = new Place(m)
+      val gate = if (gated) new CountDownLatch(c) else null
+      val creatures = Array.tabulate(c)(i => new Creature(i, TEN(i % 10), place, gate))
+      val threads = creatures.map(cr => new Thread(cr, "creature-" + cr.id))
+      threads.foreach(_.start())
+      threads.foreach(_.join())
+      new Game(place.meetings, creatures.map(_.count), creatures.map(_.selfMeetings.toLong).sum,
+        creatures.map(_.colour).sum)
+    }
+  }
+}
