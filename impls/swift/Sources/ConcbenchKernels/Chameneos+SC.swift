@@ -1,0 +1,221 @@
+extension Chameneos {
+    /// The Swift shapes: `rendezvous` is the spec's Swift counterpart (the default),
+    /// `message` its actor-library form.
+    public enum SCShape: String, CaseIterable, Sendable {
+        case rendezvous
+        case message
+    }
+
+    public static func sc(_ shape: SCShape, _ config: Config) async -> Sample {
+        switch shape {
+        case .rendezvous: await run(config, play: playRendezvous)
+        case .message: await run(config, play: playMessages)
+        }
+    }
+
+    /// sc/rendezvous: the creatures are child tasks of one group, each looping on
+    /// `await place.meet(...)`; the first arrival suspends on a continuation. The
+    /// group's join is the place having every report.
+    static func playRendezvous(_ game: Game) async -> Outcome {
+        let place = RendezvousPlace(game)
+        let reports = await withTaskGroup(of: Report.self) { group in
+            for id in 0..<game.creatures {
+                group.addTask {
+                    var colour = initialColour(id)
+                    var meetings = 0
+                    var selfMeetings = 0
+                    while case .meet(let partner, let newColour) = await place.meet(id: id, colour: colour) {
+                        meetings += 1
+                        if partner == id { selfMeetings += 1 }
+                        colour = newColour
+                    }
+                    return Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
+                }
+            }
+            var reports: [Report] = []
+            reports.reserveCapacity(game.creatures)
+            for await report in group {
+                reports.append(report)
+            }
+            return reports
+        }
+        return Outcome(meetings: await place.meetings, reports: reports)
+    }
+
+    /// sc/message: the creatures and the place are actors, and every send is a new
+    /// Task making one call (`post`), fire-and-forget as in the thesis's pseudo-code.
+    static func playMessages(_ game: Game) async -> Outcome {
+        let place = MessagePlace(game)
+        let creatures = (0..<game.creatures).map { MessageCreature(id: $0, place: place) }
+        for creature in creatures {
+            post { await creature.run() }
+        }
+        return await place.outcome()
+    }
+}
+
+/// The rendezvous meeting place: the one serialisation point, holding the waiting
+/// creature's continuation.
+actor RendezvousPlace {
+    struct Request {
+        let id: Int
+        let colour: Chameneos.Colour
+        let reply: CheckedContinuation<Chameneos.Reply, Never>
+    }
+
+    private(set) var meetings = 0
+    private let limit: Int
+    private let creatures: Int
+    private var waiting: Request?
+    /// The first requests in arrival order while the start gate is shut; nil once open.
+    private var held: [Request]?
+
+    init(_ game: Chameneos.Game) {
+        limit = game.meetings
+        creatures = game.creatures
+        held = game.gated ? [] : nil
+    }
+
+    /// Returns the partner's id and the new colour, or `stop` once M meetings are done.
+    func meet(id: Int, colour: Chameneos.Colour) async -> Chameneos.Reply {
+        // The partner is here, or the game is over: answer without suspending.
+        if held == nil {
+            if meetings == limit { return .stop }
+            if let partner = waiting {
+                waiting = nil
+                meetings += 1
+                let c = Chameneos.complement(colour, partner.colour)
+                partner.reply.resume(returning: .meet(partner: id, colour: c))
+                return .meet(partner: partner.id, colour: c)
+            }
+        }
+        // The body runs on this actor before any other call gets in.
+        return await withCheckedContinuation { reply in
+            let request = Request(id: id, colour: colour, reply: reply)
+            guard held != nil else {
+                waiting = request
+                return
+            }
+            held!.append(request)
+            if held!.count == creatures {
+                let first = held!
+                held = nil
+                for r in first {
+                    answer(r)
+                }
+            }
+        }
+    }
+
+    /// One held request, taken in arrival order once the gate opens.
+    private func answer(_ r: Request) {
+        if meetings == limit {
+            r.reply.resume(returning: .stop)
+        } else if let partner = waiting {
+            waiting = nil
+            meetings += 1
+            let c = Chameneos.complement(r.colour, partner.colour)
+            partner.reply.resume(returning: .meet(partner: r.id, colour: c))
+            r.reply.resume(returning: .meet(partner: partner.id, colour: c))
+        } else {
+            waiting = r
+        }
+    }
+}
+
+actor MessageCreature {
+    private let id: Int
+    private var colour: Chameneos.Colour
+    private var meetings = 0
+    private var selfMeetings = 0
+    private let place: MessagePlace
+
+    init(id: Int, place: MessagePlace) {
+        self.id = id
+        colour = Chameneos.initialColour(id)
+        self.place = place
+    }
+
+    /// `place ! request(self, id, colour)`
+    func run() {
+        let (place, id, colour) = (place, id, colour)
+        post { await place.request(from: self, id: id, colour: colour) }
+    }
+
+    func meet(partner: Int, colour: Chameneos.Colour) {
+        meetings += 1
+        if partner == id { selfMeetings += 1 }
+        self.colour = colour
+        run()
+    }
+
+    /// `place ! report(count, selfMeet, colour)`
+    func stop() {
+        let place = place
+        let report = Chameneos.Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
+        post { await place.report(report) }
+    }
+}
+
+actor MessagePlace {
+    private var meetings = 0
+    private let limit: Int
+    private let creatures: Int
+    private var waiting: (creature: MessageCreature, id: Int, colour: Chameneos.Colour)?
+    /// The first requests in arrival order while the start gate is shut; nil once open.
+    private var held: [(creature: MessageCreature, id: Int, colour: Chameneos.Colour)]?
+    private var reports: [Chameneos.Report] = []
+    private var finished: CheckedContinuation<Chameneos.Outcome, Never>?
+
+    init(_ game: Chameneos.Game) {
+        limit = game.meetings
+        creatures = game.creatures
+        held = game.gated ? [] : nil
+        reports.reserveCapacity(game.creatures)
+    }
+
+    func request(from creature: MessageCreature, id: Int, colour: Chameneos.Colour) {
+        guard held != nil else {
+            answer(creature, id: id, colour: colour)
+            return
+        }
+        held!.append((creature, id, colour))
+        if held!.count == creatures {
+            let first = held!
+            held = nil
+            for r in first {
+                answer(r.creature, id: r.id, colour: r.colour)
+            }
+        }
+    }
+
+    private func answer(_ creature: MessageCreature, id: Int, colour: Chameneos.Colour) {
+        if meetings == limit {
+            post { await creature.stop() }
+        } else if let partner = waiting {
+            waiting = nil
+            meetings += 1
+            let c = Chameneos.complement(colour, partner.colour)
+            post { await creature.meet(partner: partner.id, colour: c) }
+            post { await partner.creature.meet(partner: id, colour: c) }
+        } else {
+            waiting = (creature, id, colour)
+        }
+    }
+
+    func report(_ report: Chameneos.Report) {
+        reports.append(report)
+        if reports.count == creatures {
+            finished?.resume(returning: Chameneos.Outcome(meetings: meetings, reports: reports))
+            finished = nil
+        }
+    }
+
+    /// Returns once all C reports are in, whether they came before this call or after.
+    func outcome() async -> Chameneos.Outcome {
+        if reports.count == creatures {
+            return Chameneos.Outcome(meetings: meetings, reports: reports)
+        }
+        return await withCheckedContinuation { finished = $0 }
+    }
+}
