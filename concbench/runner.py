@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .records import SampleRecord as Sample   # t_ns since the launch, rss, threads, cpu so far
+
 SAMPLE_INTERVAL_S = 0.010
 STALL_WINDOW_S = 2.0           # a timeout is a stall when the last 2 s ...
 STALL_CPU_S = 0.1              # ... used less than 0.1 s of CPU (nqueens spec)
@@ -35,14 +37,6 @@ class LaunchSpec:
     cpus: tuple[int, ...] | None = None
     timeout_s: float | None = None        # the whole run
     line_deadline_s: float | None = None  # longest gap between progress lines (from spawn for the first)
-
-
-@dataclass(frozen=True)
-class Sample:
-    t_ns: int        # since the launch
-    rss_bytes: int
-    threads: int
-    cpu_ns: int      # user + system so far
 
 
 @dataclass

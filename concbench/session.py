@@ -14,7 +14,7 @@ from .errors import ProtocolError
 from .plan import Point
 from .protocol import Iteration, Transcript
 from .records import (
-    FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus, SampleRecord,
+    FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus,
 )
 from .store import Store
 from .verify import Verdict, cross_check, verdict
@@ -159,7 +159,7 @@ class Session:
             threads_max=process.threads_max, voluntary_switches=process.voluntary_switches,
             involuntary_switches=process.involuntary_switches, exit_code=process.exit_code,
             signal=process.signal, iterations=iterations, metrics=dict(transcript.metrics),
-            samples=[SampleRecord(s.t_ns, s.rss_bytes, s.threads, s.cpu_ns) for s in process.samples],
+            samples=list(process.samples),
         )
         _classify(run, process, transcript, point)
         if run.status == RunStatus.OK:
