@@ -21,13 +21,15 @@ build: setup
 	$(BIN)/concbench build
 
 # Toolchains from Debian's packages where we are root (else it prints the command), then builds
-# (a language that fails to build is left out), then the quick suite on every available variant.
+# (a language that fails to build is left out), then the quick suite on every available variant:
+# one process per point keeps it near twenty minutes on 2 cores; `concbench run --runs 3` for more.
 bench: setup
 	-$(BIN)/concbench install
 	-$(BIN)/concbench build
-	$(BIN)/concbench run --size quick
+	$(BIN)/concbench run --size quick --runs 1
 
-test: test-python test-swift
+# The Swift package's own tests first, so the closing line is pytest's summary of the whole suite.
+test: test-swift test-python
 
 test-python: setup
 	$(BIN)/python -m pytest -q
