@@ -346,8 +346,9 @@ def _open_store(catalog: Catalog, db: Path | None) -> Store:
 def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, study=None, sections=()) -> Path:
     from .report.html import write_html_report   # matplotlib loads only when a page is wanted
 
+    # A study's published tables travel in its sections, beside ours, not again per benchmark.
     return write_html_report(out_dir, record, runs, catalog, comparisons=comparisons,
-                             published=study.published if study else (), study=study, extra_sections=sections)
+                             published=(), study=study, extra_sections=sections)
 
 
 def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
@@ -461,7 +462,12 @@ def study_report(study_id, session_id, html_dir, db) -> int:
     runs = store.runs(record.id, with_samples=html_dir is not None)
     grids = _print_study(study, summarise(runs))
     if html_dir:
-        sections = [(g.title, grid_html(g)) for g in grids]
+        # Ours, then the published tables of the same benchmark, so each pair stands side by side.
+        sections = []
+        for benchmark in dict.fromkeys([*(g.title.split(":")[0] for g in grids), *(t.benchmark for t in study.published)]):
+            sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
+            sections += [(grid.title, grid_html(grid, caption=False))
+                         for grid in (published_grid(study, t) for t in study.published if t.benchmark == benchmark)]
         path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections)
         console.print(f"wrote {path}")
     return EXIT_OK

@@ -93,6 +93,12 @@ def test_study_run_and_report_lay_ours_beside_theirs(study_root, statistic, need
     report = _cli(study_root, "study", "report", "selftest")
     assert report.returncode == 0 and needle in report.stdout
     assert "made up for the test" in report.stdout
+    if statistic == "median-of-3-after-warmup":
+        page = _cli(study_root, "study", "report", "selftest", "--html", str(study_root / "html"))
+        assert page.returncode == 0, page.stderr
+        text = (study_root / "html" / "index.html").read_text()
+        ours, theirs = text.index("T (factor) per pad_ms"), text.index("their times")
+        assert ours < theirs and text.count("their times") == 1   # theirs right after ours, once
 
 
 def test_study_errors_are_one_line(study_root):

@@ -211,9 +211,10 @@ def published_grid(study: Study, table: PublishedTable) -> Grid:
                 f"{table.note} Source: {study.source}; {study.hardware}".strip())
 
 
-def grid_html(grid: Grid) -> str:
+def grid_html(grid: Grid, caption: bool = True) -> str:
+    """The grid as an HTML table; without a caption where a heading above already names it."""
     head = "".join(f"<th>{html.escape(c)}</th>" for c in grid.columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in grid.rows)
     note = f"<p class='note'>{html.escape(grid.note)}</p>" if grid.note else ""
-    return (f"<table class='study'><caption>{html.escape(grid.title)}</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table>{note}")
+    title = f"<caption>{html.escape(grid.title)}</caption>" if caption else ""
+    return f"<table class='study'>{title}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
