@@ -22,7 +22,7 @@ build: setup
 
 # Toolchains from Debian's packages where we are root (else it prints the command), then builds
 # (a language that fails to build is left out), then the quick suite on every available variant:
-# one process per point keeps it near twenty minutes on 2 cores; `concbench run --runs 3` for more.
+# one process per point keeps it near a quarter of an hour on 2 cores; `concbench run --runs 3` for more.
 bench: setup
 	-$(BIN)/concbench install
 	-$(BIN)/concbench build
