@@ -73,30 +73,20 @@ final class QueuePlace: @unchecked Sendable {
     private let limit: Int
     private let creatures: Int
     private var waiting: (creature: QueueCreature, id: Int, colour: Chameneos.Colour)?
-    /// The first requests in arrival order while the start gate is shut; nil once open.
-    private var held: [(creature: QueueCreature, id: Int, colour: Chameneos.Colour)]?
+    private var gate: Chameneos.StartGate<(creature: QueueCreature, id: Int, colour: Chameneos.Colour)>
     private var reports: [Chameneos.Report] = []
 
     init(_ game: Chameneos.Game, target: DispatchQueue?) {
         queue = DispatchQueue(label: "chameneos.place", target: target)
         limit = game.meetings
         creatures = game.creatures
-        held = game.gated ? [] : nil
+        gate = Chameneos.StartGate(gated: game.gated, size: game.creatures)
         reports.reserveCapacity(game.creatures)
     }
 
     func request(from creature: QueueCreature, id: Int, colour: Chameneos.Colour) {
-        guard held != nil else {
-            answer(creature, id: id, colour: colour)
-            return
-        }
-        held!.append((creature, id, colour))
-        if held!.count == creatures {
-            let first = held!
-            held = nil
-            for r in first {
-                answer(r.creature, id: r.id, colour: r.colour)
-            }
+        for r in gate.admit((creature, id, colour)) {
+            answer(r.creature, id: r.id, colour: r.colour)
         }
     }
 

@@ -65,21 +65,18 @@ actor RendezvousPlace {
 
     private(set) var meetings = 0
     private let limit: Int
-    private let creatures: Int
     private var waiting: Request?
-    /// The first requests in arrival order while the start gate is shut; nil once open.
-    private var held: [Request]?
+    private var gate: Chameneos.StartGate<Request>
 
     init(_ game: Chameneos.Game) {
         limit = game.meetings
-        creatures = game.creatures
-        held = game.gated ? [] : nil
+        gate = Chameneos.StartGate(gated: game.gated, size: game.creatures)
     }
 
     /// Returns the partner's id and the new colour, or `stop` once M meetings are done.
     func meet(id: Int, colour: Chameneos.Colour) async -> Chameneos.Reply {
         // The partner is here, or the game is over: answer without suspending.
-        if held == nil {
+        if gate.isOpen {
             if meetings == limit { return .stop }
             if let partner = waiting {
                 waiting = nil
@@ -92,17 +89,12 @@ actor RendezvousPlace {
         // The body runs on this actor before any other call gets in.
         return await withCheckedContinuation { reply in
             let request = Request(id: id, colour: colour, reply: reply)
-            guard held != nil else {
+            guard !gate.isOpen else {
                 waiting = request
                 return
             }
-            held!.append(request)
-            if held!.count == creatures {
-                let first = held!
-                held = nil
-                for r in first {
-                    answer(r)
-                }
+            for r in gate.admit(request) {
+                answer(r)
             }
         }
     }
@@ -162,30 +154,20 @@ actor MessagePlace {
     private let limit: Int
     private let creatures: Int
     private var waiting: (creature: MessageCreature, id: Int, colour: Chameneos.Colour)?
-    /// The first requests in arrival order while the start gate is shut; nil once open.
-    private var held: [(creature: MessageCreature, id: Int, colour: Chameneos.Colour)]?
+    private var gate: Chameneos.StartGate<(creature: MessageCreature, id: Int, colour: Chameneos.Colour)>
     private var reports: [Chameneos.Report] = []
     private var finished: CheckedContinuation<Chameneos.Outcome, Never>?
 
     init(_ game: Chameneos.Game) {
         limit = game.meetings
         creatures = game.creatures
-        held = game.gated ? [] : nil
+        gate = Chameneos.StartGate(gated: game.gated, size: game.creatures)
         reports.reserveCapacity(game.creatures)
     }
 
     func request(from creature: MessageCreature, id: Int, colour: Chameneos.Colour) {
-        guard held != nil else {
-            answer(creature, id: id, colour: colour)
-            return
-        }
-        held!.append((creature, id, colour))
-        if held!.count == creatures {
-            let first = held!
-            held = nil
-            for r in first {
-                answer(r.creature, id: r.id, colour: r.colour)
-            }
+        for r in gate.admit((creature, id, colour)) {
+            answer(r.creature, id: r.id, colour: r.colour)
         }
     }
 

@@ -37,6 +37,30 @@ public enum Chameneos {
         let gated: Bool
     }
 
+    /// The encore variant's start gate: the first request of every creature is held until all C
+    /// have asked, then answered in arrival order. One piece for every meeting place.
+    struct StartGate<Request> {
+        private var held: [Request]?
+        private let size: Int
+
+        init(gated: Bool, size: Int) {
+            held = gated ? [] : nil
+            self.size = size
+        }
+
+        var isOpen: Bool { held == nil }
+
+        /// The requests to answer now, in arrival order: this one alone once the gate is open,
+        /// none while it fills, and every held one at the moment it opens.
+        mutating func admit(_ request: Request) -> [Request] {
+            guard held != nil else { return [request] }
+            held!.append(request)
+            guard held!.count == size else { return [] }
+            defer { held = nil }
+            return held!
+        }
+    }
+
     public enum Colour: UInt8, Sendable {
         case blue = 0, red = 1, yellow = 2
     }
