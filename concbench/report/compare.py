@@ -38,8 +38,7 @@ def pair_series(rows: list[SeriesSummary], variant_a: str, variant_b: str) -> li
         for b in side_b:
             if (a.benchmark, a.param, a.options, a.cores) != (b.benchmark, b.param, b.options, b.cores):
                 continue
-            samples_a = [ns for run in a.runs if run.status == "ok" for ns in run.measured_ns()]
-            samples_b = [ns for run in b.runs if run.status == "ok" for ns in run.measured_ns()]
+            samples_a, samples_b = a.measured_ns(), b.measured_ns()
             if not samples_a or not samples_b:
                 missing = a.label if not samples_a else b.label
                 pairs.append(PairComparison(a, b, None, f"{missing}: no finished run"))

@@ -104,18 +104,9 @@ def _swatch(colour: str | None) -> str:
     return f'<span class="swatch" style="background:{colour}"></span>' if colour else ""
 
 
-def _measured(row: SeriesSummary) -> list[int]:
-    return [ns for run in row.runs if run.status == RunStatus.OK for ns in run.measured_ns()]
-
 
 def _statuses(row: SeriesSummary) -> str:
-    parts = []
-    for status, count in sorted(row.statuses.items()):
-        text = f"{status}×{count}" if count > 1 else status
-        if status == "timeout" and row.stalls:
-            text += f" ({row.stalls} stalled)"
-        parts.append(f'<span class="status st-{_e(status)}">{_e(text)}</span>')
-    return " ".join(parts)
+    return " ".join(f'<span class="status st-{_e(status)}">{_e(text)}</span>' for status, text in row.status_texts())
 
 
 def _table(cls: str, benchmark: str | None, head: Sequence[str], body: Iterable[Sequence[str]],
@@ -439,7 +430,7 @@ def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name:
         fixed = sorted({r.options for r in members})
         title = f"{param_name} = {param}" + (f" ({fixed[0]})" if len(fixed) == 1 and fixed[0] and not line_keys else "")
         panels.append(plots.BoxPanel(title, [
-            plots.Box(_series_name(r, line_keys, multi_cores), colours.get(r.label, "#333"), _measured(r),
+            plots.Box(_series_name(r, line_keys, multi_cores), colours.get(r.label, "#333"), r.measured_ns(),
                       _missing_reason(r))
             for r in members]))
     key = f"box-{benchmark}"

@@ -33,9 +33,6 @@ class ScalingTable:
     rows: tuple[ScalingRow, ...]
 
 
-def _measured(row: SeriesSummary) -> list[int]:
-    return [ns for run in row.runs if run.status == "ok" for ns in run.measured_ns()]
-
 
 def _value_of(row: SeriesSummary, dimension: str) -> str | None:
     if dimension == "cores":
@@ -61,7 +58,7 @@ def _fastest_sequential(rows: list[SeriesSummary]) -> dict[tuple, float]:
 
 
 def _row(value: str, first: SeriesSummary, row: SeriesSummary, dimension: str, sequential: float | None) -> ScalingRow:
-    base, here = _measured(first), _measured(row)
+    base, here = first.measured_ns(), row.measured_ns()
     if not base or not here:
         return ScalingRow(value, row, None, None, None, None, None, None)
     comparison = stats.compare(base, here)

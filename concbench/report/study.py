@@ -30,13 +30,10 @@ class Grid:
     note: str = ""
 
 
-def _measured(row: SeriesSummary) -> list[int]:
-    return [ns for run in row.runs if run.status == "ok" for ns in run.measured_ns()]
-
 
 def _mean_z(row: SeriesSummary | None) -> str:
     """The thesis' figure: mean ± 1.96·s/√n."""
-    samples = _measured(row) if row else []
+    samples = row.measured_ns() if row else []
     if len(samples) < 2:
         return "–" if not row else ", ".join(f"{k}" for k in row.statuses)
     mean = sum(samples) / len(samples)

@@ -36,6 +36,25 @@ class SeriesSummary:
     def label(self) -> str:
         return f"{self.variant} [{self.shape}]" if self.shape else self.variant
 
+    def measured_ns(self) -> list[int]:
+        """The iteration times every statistic of the series is built from."""
+        return measured_ns(self.runs)
+
+    def status_texts(self) -> list[tuple[str, str]]:
+        """(status, text) per run status, e.g. ("timeout", "timeout×3 (2 stalled)"), for any renderer."""
+        texts = []
+        for status, count in sorted(self.statuses.items()):
+            text = f"{status}×{count}" if count > 1 else status
+            if status == "timeout" and self.stalls:
+                text += f" ({self.stalls} stalled)"
+            texts.append((status, text))
+        return texts
+
+
+def measured_ns(runs) -> list[int]:
+    """Measured (non-warm-up) iteration times of the finished runs."""
+    return [ns for run in runs if run.status == RunStatus.OK for ns in run.measured_ns()]
+
 
 def _split_options(options: dict[str, str]) -> tuple[str, str]:
     rest = {k: v for k, v in options.items() if k != "shape"}
@@ -59,7 +78,7 @@ def _max(values) -> int | None:
 def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     first = runs[0]
     shape, options = _split_options(first.options)
-    measured = [ns for run in runs if run.status == RunStatus.OK for ns in run.measured_ns()]
+    measured = measured_ns(runs)
     summary = stats.summarize(measured) if measured else None
     statuses = Counter(str(run.status) for run in runs)
     notes = []

@@ -22,13 +22,7 @@ _VERIFY_STYLE = {"verified": "green", "agreed": "cyan", "unverified": "yellow", 
 
 
 def _statuses(row: SeriesSummary) -> str:
-    parts = []
-    for status, count in sorted(row.statuses.items()):
-        text = f"{status}×{count}" if count > 1 else status
-        if status == "timeout" and row.stalls:
-            text += f" ({row.stalls} stalled)"
-        parts.append(f"[{_STATUS_STYLE.get(status, '')}]{text}[/]")
-    return " ".join(parts)
+    return " ".join(f"[{_STATUS_STYLE.get(status, '')}]{text}[/]" for status, text in row.status_texts())
 
 
 def session_heading(session: SessionRecord) -> str:
