@@ -17,6 +17,7 @@ from concbench.catalog import load_catalog
 from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, SessionRecord
 from concbench.report import plots
 from concbench.report import html as html_report
+from concbench.studies import PublishedTable
 from concbench.report.growth import growth_series
 from concbench.report.html import write_html_report
 from concbench.report.summary import summarise
@@ -113,16 +114,6 @@ def cli_dbs(tmp_path_factory) -> dict[str, Path]:
 
 
 @dataclass(frozen=True)
-class FakeTable:
-    benchmark: str
-    title: str
-    unit: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    note: str = ""
-
-
-@dataclass(frozen=True)
 class FakeStudy:
     id: str = "thesis"
     title: str = "The Swift thesis"
@@ -132,7 +123,7 @@ class FakeStudy:
 
 
 PUBLISHED = (
-    FakeTable("fib", "Fibonacci, median time", "ms", ("n", "GCD", "SC"), (("5", "0.10", "0.20"), ("8", "0.30", "0.40")),
+    PublishedTable("fib", "Fibonacci, median time", "ms", ("n", "GCD", "SC"), (("5", "0.10", "0.20"), ("8", "0.30", "0.40")),
               "medians of 100 iterations"),
 )
 
@@ -319,7 +310,7 @@ SESSION = SessionRecord(
 @pytest.fixture(scope="module")
 def constructed(tmp_path_factory) -> Page:
     out = tmp_path_factory.mktemp("constructed")
-    nqueens = FakeTable("nqueens", "N-Queens", "s", ("n", "GCD", "SC"), (("10", "stall", "0.2"),))
+    nqueens = PublishedTable("nqueens", "N-Queens", "s", ("n", "GCD", "SC"), (("10", "stall", "0.2"),))
     return Page(write_html_report(out, SESSION, _constructed_runs(), load_catalog(ROOT),
                                   published=(*PUBLISHED, nqueens), study=FakeStudy()))
 
