@@ -23,6 +23,14 @@ def project_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def value_order(value: str) -> tuple[int, float, str]:
+    """Sort key for parameters and option values: numbers by size first, then names."""
+    try:
+        return (0, float(value), "")
+    except ValueError:
+        return (1, 0.0, value)
+
+
 @dataclass(frozen=True)
 class SizePoint:
     """One parameter value of a size set, with the options that go with it."""
@@ -72,13 +80,6 @@ class Benchmark:
         if not best:
             return None
         return best[iteration % len(best)]
-
-    def param_order(self, param: str) -> tuple[int, float | str]:
-        """Sort key so that 'larger sizes' can be skipped after a timeout."""
-        try:
-            return (0, float(param))
-        except ValueError:
-            return (1, param)
 
 
 @dataclass(frozen=True)

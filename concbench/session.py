@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import runner, toolchains
-from .catalog import Catalog
+from .catalog import Catalog, value_order
 from .environment import allowed_cpus
 from .errors import ProtocolError
 from .plan import Point
@@ -183,7 +183,7 @@ class Session:
         for run_index in range(self.settings.runs):
             for point in plan:
                 limit = timed_out.get(point.skip_key)
-                order = point.benchmark.param_order
+                order = value_order   # 'larger sizes' are skipped after a timeout
                 if limit is not None and order(point.param) > order(limit):
                     run = self._skipped(point, run_index, limit)
                 else:

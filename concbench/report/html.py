@@ -34,6 +34,7 @@ from . import plots
 from .compare import PairComparison, pair_series
 from .growth import growth_series
 from .scaling import ScalingTable, scaling_tables
+from ..catalog import value_order
 from .summary import SeriesSummary, summarise
 from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
 
@@ -51,12 +52,6 @@ _TIME_UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9
 def _e(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
-
-def _param_key(param: str):
-    try:
-        return (0, float(param), "")
-    except ValueError:
-        return (1, 0.0, param)
 
 
 def _numeric(param: str) -> float | None:
@@ -421,7 +416,7 @@ def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name:
     by_param: dict[str, list[SeriesSummary]] = defaultdict(list)
     for row in rows:
         by_param[row.param].append(row)
-    params = sorted(by_param, key=_param_key)
+    params = sorted(by_param, key=value_order)
     omitted = max(0, len(params) - MAX_BOX_PANELS)
     params = params[omitted:]
     panels = []
@@ -497,7 +492,7 @@ def _scaling_section(benchmark: str, rows: list[SeriesSummary], colours, param_n
     by_param: dict[str, list[ScalingTable]] = defaultdict(list)
     for table in tables:
         by_param[table.rows[0].series.param].append(table)
-    params = sorted(by_param, key=_param_key)[-MAX_SCALING_PANELS:]
+    params = sorted(by_param, key=value_order)[-MAX_SCALING_PANELS:]
     line_keys = _line_options(rows)
     panels = []
     for param in params:
@@ -603,12 +598,12 @@ def _chosen_runs(runs: list[RunRecord]) -> tuple[list[RunRecord], int]:
     chosen: list[RunRecord] = []
     for label in sorted({_label(r) for r in with_samples}):
         members = [r for r in with_samples if _label(r) == label]
-        best_param = max(_param_key(r.param) for r in members)
-        at_best = [r for r in members if _param_key(r.param) == best_param]
+        best_param = max(value_order(r.param) for r in members)
+        at_best = [r for r in members if value_order(r.param) == best_param]
         # Prefer the most cores, then the first run: the largest point this series reached.
         chosen.append(sorted(at_best, key=lambda r: (-r.cores, r.run_index, r.id or 0))[0])
     timeouts = [r for r in with_samples if r.status == RunStatus.TIMEOUT and all(r is not c for c in chosen)]
-    timeouts.sort(key=lambda r: (_label(r), _param_key(r.param), r.cores, r.run_index))
+    timeouts.sort(key=lambda r: (_label(r), value_order(r.param), r.cores, r.run_index))
     room = max(0, min(MAX_TIMEOUT_TIMESERIES - sum(1 for r in chosen if r.status == RunStatus.TIMEOUT),
                       MAX_TIMESERIES_PER_BENCHMARK - len(chosen)))
     left_out = max(0, len(timeouts) - room)
@@ -662,7 +657,7 @@ def _comparison_section(benchmark: str, pairs: list[PairComparison], colours, pa
             "A−B mean [z 95% CI]", "verdict"]
     numeric = [False, False, True, True, True, True, True, True, True, True, False]
     body = []
-    for pair in sorted(pairs, key=lambda p: (p.a.label, p.b.label, p.a.cores, _param_key(p.a.param), p.a.options)):
+    for pair in sorted(pairs, key=lambda p: (p.a.label, p.b.label, p.a.cores, value_order(p.a.param), p.a.options)):
         a, b, c = pair.a, pair.b, pair.result
         medians = [_e(fmt_ns(x.stats.median)) if x.stats else "–" for x in (a, b)]
         if c is None:
@@ -737,7 +732,7 @@ def _ours(benchmark: str, rows: list[SeriesSummary], unit: str, colours, param_n
         cells[(row.param, name)] = value
     head = [_e(param_name)] + [_swatch(colours.get(label)) + _e(name) for name, label in columns.items()]
     body = [[_e(p) + _opts(" ".join(sorted(params[p])))]
-            + [cells.get((p, name), "–") for name in columns] for p in sorted(params, key=_param_key)]
+            + [cells.get((p, name), "–") for name in columns] for p in sorted(params, key=value_order)]
     title = "Ours: medians" + (f' <span class="unit">({_e(unit)})</span>' if scale else "") + " in this session"
     return ('<div class="side ours-side">\n'
             + f'<h4>{title}</h4>\n'
@@ -794,7 +789,7 @@ def _notes(rows: list[SeriesSummary], runs: list[RunRecord], drawn: dict[int, st
     if skipped:
         body = []
         for (benchmark, label, _, cores), members in sorted(skipped.items()):
-            params = sorted({m.param for m in members}, key=_param_key)
+            params = sorted({m.param for m in members}, key=value_order)
             body.append([_e(benchmark), _e(label), str(cores), _e(", ".join(params)), str(len(members)),
                          _e(members[0].message)])
         out.append(_table("skipped", None, ["benchmark", "variant [shape]", "cores", "params", "runs", "why"], body))

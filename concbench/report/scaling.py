@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .. import stats
+from ..catalog import value_order
 from .summary import SeriesSummary
 
 
@@ -39,12 +40,6 @@ def _value_of(row: SeriesSummary, dimension: str) -> str | None:
         return str(row.cores)
     return row.runs[0].options.get(dimension)
 
-
-def _sort_key(value: str):
-    try:
-        return (0, float(value), "")
-    except ValueError:
-        return (1, 0.0, value)
 
 
 def _fastest_sequential(rows: list[SeriesSummary]) -> dict[tuple, float]:
@@ -87,7 +82,7 @@ def scaling_tables(rows: list[SeriesSummary], dimension: str, against_sequential
     sequential = _fastest_sequential(rows) if against_sequential else {}
     tables = []
     for (benchmark, label, rest, param, cores), members in sorted(groups.items(), key=lambda g: str(g[0])):
-        members.sort(key=lambda m: _sort_key(m[0]))
+        members.sort(key=lambda m: value_order(m[0]))
         first = members[0][1]
         seq = sequential.get((benchmark, param))
         described = " ".join(f"{k}={v}" for k, v in rest)

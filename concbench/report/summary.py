@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import stats
+from ..catalog import value_order
 from ..records import RunRecord, RunStatus
 from ..verify import Verdict
 
@@ -109,12 +110,6 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     )
 
 
-def _param_key(param: str):
-    try:
-        return (0, float(param), "")
-    except ValueError:
-        return (1, 0.0, param)
-
 
 def summarise(runs: list[RunRecord]) -> list[SeriesSummary]:
     """One summary per series, ordered by benchmark, variant, shape, cores, parameter."""
@@ -122,4 +117,4 @@ def summarise(runs: list[RunRecord]) -> list[SeriesSummary]:
     for run in runs:
         groups[run.series_key].append(run)
     rows = [summarise_series(group) for group in groups.values()]
-    return sorted(rows, key=lambda r: (r.benchmark, r.variant, r.shape, r.options, r.cores, _param_key(r.param)))
+    return sorted(rows, key=lambda r: (r.benchmark, r.variant, r.shape, r.options, r.cores, value_order(r.param)))
