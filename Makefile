@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
 export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
 
-.PHONY: setup build bench test test-python test-swift clean
+.PHONY: setup build bench test check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,16 +28,14 @@ bench: setup
 	-$(BIN)/concbench build
 	$(BIN)/concbench run --size quick --runs 1
 
-# The Swift package's own tests first, so the closing line is pytest's summary of the whole suite.
-test: test-swift test-python
-
-test-python: setup
+# The whole suite is pytest: the harness's own tests, `concbench check` of every installed
+# language (protocol, refusals, every shape at test size) and each language's own unit tests.
+test: setup
 	$(BIN)/python -m pytest -q
 
-# The Swift package's own kernel tests; skipped with a note where no Swift toolchain is installed.
-test-swift:
-	@if command -v swift >/dev/null 2>&1; then cd impls/swift && swift test; \
-	else echo "swift not found: impls/swift's own tests skipped"; fi
+# The conformance check alone, for every installed language.
+check: setup
+	$(BIN)/concbench check
 
 clean:
 	rm -rf $(VENV) build impls/swift/.build

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import describe
+from .describe import Description, Domain, Served
 from .errors import CatalogError
 
 SIZE_SETS = ("test", "quick", "paper")
@@ -60,43 +63,63 @@ class Benchmark:
     references: dict[str, tuple[str, ...]]
     may_stall_models: tuple[str, ...] = ()
     derived: tuple[str, ...] = ()
-    expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> param -> value
+    expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> key -> value
 
     def reference_for(self, param: str, iteration: int, options: dict[str, str] | None = None) -> str | None:
         """The expected result, or None when the spec gives none for this parameter and these options.
 
-        A reference key is the parameter, optionally followed by the options it holds for
-        (`"1000 pings=16000"`); the most specific key whose options all match wins. A list of
-        references cycles with the iteration index (matmul's four seeds)."""
-        options = options or {}
-        best, best_size = None, -1
-        for key, values in self.references.items():
-            key_param, *conditions = key.split()
-            if key_param != param:
-                continue
-            pairs = [c.partition("=") for c in conditions]
-            if all(options.get(k) == v for k, _, v in pairs) and len(pairs) > best_size:
-                best, best_size = values, len(pairs)
-        if not best:
-            return None
-        return best[iteration % len(best)]
+        A list of references cycles with the iteration index (matmul's four seeds)."""
+        values = lookup(self.references, param, options or {})
+        return values[iteration % len(values)] if values else None
+
+    def metrics_for(self, param: str, options: dict[str, str] | None = None) -> dict[str, float]:
+        """The deterministic metrics the spec fixes for this parameter, shape and options."""
+        found = {name: lookup(table, param, options or {}) for name, table in self.expected_metrics.items()}
+        return {name: value for name, value in found.items() if value is not None and value != NOT_FIXED}
+
+
+NOT_FIXED = "n/a"   # an expected metric the spec does not fix for the points a key matches
+
+
+def lookup(table: dict, param: str, options: dict[str, str]):
+    """The value of the most specific key that holds for a parameter and its options.
+
+    A key is the parameter (or `*`, any parameter) followed by the options it holds for:
+    `"1000 pings=16000"`, `"20 shape=cps count_spawns=1"`, `"* variant=redux"`. Every option a
+    key names must match; among the matching keys, more options beat fewer, then a named
+    parameter beats `*`."""
+    best, best_rank = None, None
+    for key, value in table.items():
+        key_param, *conditions = key.split()
+        if key_param not in (param, "*"):
+            continue
+        pairs = [c.partition("=") for c in conditions]
+        rank = (len(pairs), key_param == param)
+        if all(options.get(k) == v for k, _, v in pairs) and (best_rank is None or rank > best_rank):
+            best, best_rank = value, rank
+    return best
 
 
 @dataclass(frozen=True)
 class Variant:
-    """`<language>/<model>`: one model of one implementation."""
+    """`<language>/<model>`: one model of one implementation, as its description declares it."""
 
     language: str
     model: str
     description: str
-    shapes: dict[str, tuple[str, ...]]  # benchmark id -> shapes, the faithful one first
+    served: dict[str, Served]           # benchmark id -> shapes (the faithful one first) and options
+    params: dict[str, Domain]           # benchmark id -> the --param domain
 
     @property
     def name(self) -> str:
         return f"{self.language}/{self.model}"
 
+    @property
+    def shapes(self) -> dict[str, tuple[str, ...]]:
+        return {bench: served.shapes for bench, served in self.served.items()}
+
     def serves(self, benchmark_id: str) -> bool:
-        return benchmark_id in self.shapes
+        return benchmark_id in self.served
 
 
 @dataclass(frozen=True)
@@ -114,12 +137,33 @@ class Implementation:
     opt_levels: tuple[str, ...]           # optimisation levels a build can choose, the default first
     opt_args: tuple[str, ...]             # appended to the build command; "{opt}" is the level
     version_command: tuple[str, ...]
-    variants: tuple[Variant, ...]
+    test_command: tuple[str, ...] = ()    # the language's own unit tests, run in the folder after a build
     hidden: bool = False
+    description: Description | None = None
+    description_source: str = ""          # "binary", "snapshot", or "" when there is none
+    description_error: str = ""           # why the built binary could not describe itself
 
     @property
     def executable_path(self) -> Path:
         return self.folder / self.executable
+
+    @property
+    def variants(self) -> tuple[Variant, ...]:
+        if self.description is None:
+            return ()
+        d = self.description
+        return tuple(
+            Variant(self.language, model, text, d.benchmarks_of(model),
+                    {b: d.params[b] for b in d.benchmarks_of(model)})
+            for model, text in d.models.items()
+        )
+
+    def base_command(self, cores: int) -> tuple[list[str], dict[str, str]]:
+        """The command line before the protocol's arguments, and its environment."""
+        values = {"exe": str(self.executable_path), "dir": str(self.folder), "python": sys.executable,
+                  "cores": str(cores)}
+        argv = [part.format(**values) for part in self.command]
+        return argv, {**os.environ, **{k: v.format(**values) for k, v in self.env.items()}}
 
 
 @dataclass(frozen=True)
@@ -131,6 +175,10 @@ class Catalog:
 
     def implementation_of(self, variant: Variant) -> Implementation:
         return self.implementations[variant.language]
+
+    def reloaded(self) -> "Catalog":
+        """The catalog again, with the descriptions of what was built since."""
+        return load_catalog(self.root)
 
 
 def _read_toml(path: Path) -> dict:
@@ -209,10 +257,8 @@ def load_benchmark(path: Path) -> Benchmark:
 def load_implementation(path: Path) -> Implementation:
     data = _read_toml(path)
     language = _require(data, "language", path)
-    variants = []
-    for model, table in _require(data, "variants", path).items():
-        shapes = {bench: tuple(s) for bench, s in _require(table, "benchmarks", path).items()}
-        variants.append(Variant(language, model, table.get("description", ""), shapes))
+    if "variants" in data:
+        raise CatalogError(f"{path}: [variants] are declared by the binary's `describe` now (docs/describe.md); remove them")
     build = data.get("build", {})
     return Implementation(
         language=language,
@@ -228,9 +274,33 @@ def load_implementation(path: Path) -> Implementation:
         opt_levels=tuple(build.get("opt", {}).get("levels", ())),
         opt_args=tuple(build.get("opt", {}).get("args", ())),
         version_command=tuple(data.get("version_command", ())),
-        variants=tuple(variants),
+        test_command=tuple(data.get("test", {}).get("command", ())),
         hidden=bool(data.get("hidden", False)),
     )
+
+
+def describe_from_binary(impl: Implementation, cache_dir: Path) -> Description:
+    """Ask the built executable what it serves (once per build); CatalogError when it cannot say."""
+    argv, env = impl.base_command(1)
+    source = f"impls/{impl.folder.name}"
+    text = describe.cached(cache_dir / f"{impl.language}.json", impl.executable_path,
+                           lambda: describe.query(argv, env, impl.folder, source))
+    return describe.parse(text, source)
+
+
+def with_description(impl: Implementation, cache_dir: Path) -> Implementation:
+    """The implementation with what it serves: from its binary when built, else from its snapshot."""
+    error = ""
+    if impl.executable_path.exists():
+        try:
+            return replace(impl, description=describe_from_binary(impl, cache_dir), description_source="binary")
+        except CatalogError as failure:
+            error = str(failure)
+    snapshot = describe.snapshot_path(impl.folder)
+    if snapshot.is_file():
+        parsed = describe.parse(snapshot.read_text(), str(snapshot))
+        return replace(impl, description=parsed, description_source="snapshot", description_error=error)
+    return replace(impl, description_error=error)
 
 
 def load_catalog(root: Path | None = None) -> Catalog:
@@ -244,11 +314,11 @@ def load_catalog(root: Path | None = None) -> Catalog:
         benchmarks[bench.id] = bench
     implementations, variants = {}, {}
     for path in sorted(impl_dir.glob("*/impl.toml")):
-        impl = load_implementation(path)
+        impl = with_description(load_implementation(path), root / "build" / "descriptions")
         implementations[impl.language] = impl
         for variant in impl.variants:
-            unknown = [b for b in variant.shapes if b not in benchmarks]
+            unknown = [b for b in variant.served if b not in benchmarks]
             if unknown:
-                raise CatalogError(f"{path}: {variant.name} names unknown benchmarks: {', '.join(unknown)}")
+                raise CatalogError(f"{path.parent}: {variant.name} describes unknown benchmarks: {', '.join(unknown)}")
             variants[variant.name] = variant
     return Catalog(root, benchmarks, implementations, variants)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import replace
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from . import environment, measure, regression, toolchains
+from . import conformance, describe, environment, measure, regression, runner, toolchains
 from .catalog import SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .plan import Request, make_plan, parse_option, parse_values
@@ -26,7 +27,7 @@ from .report.scaling import scaling_tables
 from .report.summary import SeriesSummary, summarise
 from .report.study import grid_html, published_grid, study_grids
 from .report.table import (
-    comparison_table, grid_table, growth_table, print_summary, regression_table, scaling_table,
+    check_table, comparison_table, grid_table, growth_table, print_summary, regression_table, scaling_table,
 )
 from .studies import SCALES, find_study, load_studies
 from .session import Settings
@@ -90,7 +91,10 @@ def list_command(as_json: bool) -> int:
         variants.append({
             "variant": variant.name, "description": variant.description, "hidden": impl.hidden,
             "benchmarks": {b: list(s) for b, s in variant.shapes.items()},
+            "options": {b: {k: str(d) for k, d in served.options.items()} for b, served in variant.served.items()},
+            "params": {b: str(d) for b, d in variant.params.items()},
             "available": found.available, "built": toolchains.is_built(impl),
+            "described_by": impl.description_source,
             "why_unavailable": found.reason, "install": found.install_hint if not found.available else "",
         })
     if as_json:
@@ -110,7 +114,7 @@ def list_command(as_json: bool) -> int:
             continue
         served = ", ".join(f"{b} ({'/'.join(s)})" if s else b for b, s in v["benchmarks"].items())
         if v["available"]:
-            status = "[green]available[/]" + ("" if v["built"] else " (not built yet)")
+            status = "[green]available[/]" + ("" if v["built"] else " (not built yet: as its describe.json says)")
         else:
             status = f"[red]unavailable[/]: {v['why_unavailable']}; {v['install']}"
         table.add_row(v["variant"], served, status)
@@ -222,26 +226,40 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
         cores=core_counts, options=tuple(parse_option(o) for o in options),
         iterations=iterations, warmup=warmup,
     )
-    plan = make_plan(catalog, request, _available(catalog))
     config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
               "timeout_s": timeout, "strict": strict}
-    store, outcome = _measure(catalog, plan, Settings(runs=runs, timeout_s=timeout), db, config, variants)
+    store, outcome = _measure(catalog, lambda c: make_plan(c, request, _available(c)),
+                              Settings(runs=runs, timeout_s=timeout), db, config, variants)
     return _finish_session(catalog, store, outcome, strict, export_json, export_csv)
 
 
-def _measure(catalog: Catalog, plan, settings: Settings, db: Path | None, config: dict, named: tuple[str, ...] = ()):
-    failed = measure.build_missing(catalog, plan, lambda languages: _build_all(catalog, languages))
+def _measure(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
+             named: tuple[str, ...] = ()):
+    """Plan (refusing bad input before anything runs), build what the plan needs, plan again against
+    the fresh builds' own descriptions, then run."""
+    plan = planner(catalog)
+    built: list[str] = []
+
+    def build(languages: list[str]) -> list[str]:
+        built.extend(languages)
+        return _build_all(catalog, languages)
+
+    failed = measure.build_missing(catalog, plan, build)
     for language in failed:
         if any(name.split("/")[0] == language for name in named):
             raise BuildError(f"{language} did not build, so {', '.join(n for n in named if n.startswith(language))} cannot run")
+    if built:
+        catalog = catalog.reloaded()
+        plan = planner(catalog)
     plan = [p for p in plan if p.variant.language not in failed]
     if not plan:
         raise UsageError("nothing left to run: every chosen implementation failed to build")
-    settings.launcher = toolchains.launcher_path(catalog.root / "build")
-    if settings.launcher is None:
+    launcher = toolchains.launcher_path(catalog.root / "build")
+    if launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")
     store = Store(db or _default_db(catalog))
-    return store, measure.run_plan(catalog, store, plan, settings, RichProgress(console), config)
+    return store, measure.run_plan(catalog, store, plan, settings, RichProgress(console), config,
+                                   runner.ProcessExecutor(launcher))
 
 
 def _finish_session(catalog: Catalog, store: Store, outcome: measure.Outcome, strict: bool,
@@ -274,6 +292,104 @@ def _finish_session(catalog: Catalog, store: Store, outcome: measure.Outcome, st
                               f"{run.status} ({run.reason}) {run.message}", markup=False)
         return EXIT_RUN_FAILED
     return EXIT_OK
+
+
+# -- describe and check --------------------------------------------------------------------
+
+
+@cli.command("describe")
+@click.argument("language")
+@click.option("--write", is_flag=True, help="Save it as impls/<language>/describe.json, the snapshot `list` shows unbuilt.")
+def describe_command(language: str, write: bool) -> int:
+    """What a built implementation serves, in its own words (`<exe> describe`)."""
+    catalog = _catalog()
+    impl = catalog.implementations.get(language)
+    if impl is None:
+        raise UsageError(f"unknown language '{language}' (known: {', '.join(sorted(catalog.implementations))})")
+    if impl.description_source != "binary":
+        raise UsageError(f"{language} is not built, or its build cannot describe itself: "
+                         f"{impl.description_error or 'run `concbench build ' + language + '`'}")
+    text = json.dumps(impl.description.raw, indent=1, ensure_ascii=False) + "\n"
+    if write:
+        path = describe.snapshot_path(impl.folder)
+        path.write_text(text)
+        console.print(f"wrote {path}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+@cli.command("check")
+@click.argument("names", nargs=-1)
+@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="Keep the test-size session in this SQLite file (default: a temporary one).")
+def check_command(names: tuple[str, ...], db: Path | None) -> int:
+    """Conformance of implementations (languages or variants; default all installed): description,
+    exit-2 refusals, and every shape at test size through the harness."""
+    catalog = _catalog()
+    wanted: dict[str, set[str] | None] = {}
+    for name in names:
+        language, _, model = name.partition("/")
+        if language not in catalog.implementations:
+            raise UsageError(f"unknown language or variant '{name}' (known: {', '.join(sorted(catalog.implementations))})")
+        if model and (name not in catalog.variants):
+            raise UsageError(f"unknown variant '{name}' (known: {', '.join(sorted(catalog.variants))})")
+        if model:
+            models = wanted.get(language) or set()
+            wanted[language] = models | {model}
+        else:
+            wanted[language] = None
+    if not names:
+        wanted = {l: None for l, i in catalog.implementations.items() if not i.hidden}
+    for language in list(wanted):
+        found = toolchains.availability(catalog.implementations[language])
+        if not found.available:
+            err_console.print(f"{language}: not checked: {found.reason} ({found.install_hint})", highlight=False)
+            del wanted[language]
+    if not wanted:
+        raise UsageError("nothing to check: no chosen implementation is installed here")
+    toolchains.launcher_path(catalog.root / "build")
+    unbuilt = [l for l in wanted if not toolchains.is_built(catalog.implementations[l])]
+    failed = _build_all(catalog, unbuilt) if unbuilt else []
+    catalog = catalog.reloaded()
+    rows: list[conformance.Row] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        store = Store(db or Path(scratch) / "check.sqlite")
+        for language, models in wanted.items():
+            rows += _check_language(catalog, store, language, models, language in failed)
+    console.print(check_table(rows))
+    failing = [row for row in rows if not row.passed]
+    for row in failing:
+        for problem in row.problems:
+            err_console.print(f"  {row.language} {row.benchmark}: {problem}", markup=False, highlight=False)
+    console.print(f"conformance: {len(rows) - len(failing)} of {len(rows)} rows pass")
+    return EXIT_RUN_FAILED if failing else EXIT_OK
+
+
+def _check_language(catalog: Catalog, store: Store, language: str, models: set[str] | None,
+                    build_failed: bool) -> list[conformance.Row]:
+    impl = catalog.implementations[language]
+    rows = conformance.Rows(language)
+    if build_failed:
+        rows[conformance.ALL].problems.append("the build failed")
+        return list(rows.values())
+    problem = conformance.snapshot_problem(impl)
+    if problem:
+        rows[conformance.ALL].problems.append(problem)
+    if impl.description is None or impl.description_source != "binary":
+        return list(rows.values())
+    models = models or set(impl.description.models)
+    conformance.check_rejections(catalog, impl, models, rows)
+    variants = tuple(f"{language}/{m}" for m in sorted(models))
+    plan = make_plan(catalog, Request(variants=variants, size="test", cores=(len(environment.allowed_cpus()),)),
+                     _available(catalog))
+    executor = runner.ProcessExecutor(toolchains.launcher_path(catalog.root / "build"))
+    outcome = measure.run_plan(catalog, store, plan, Settings(runs=1), RichProgress(console),
+                               {"check": language}, executor)
+    if outcome.interrupted:
+        raise SessionInterrupted("check interrupted")
+    conformance.judge_runs(plan, store.runs(outcome.session_id), rows)
+    return [rows[conformance.ALL], *(row for key, row in rows.items() if key != conformance.ALL)]
 
 
 # -- report ------------------------------------------------------------------------------
@@ -378,10 +494,18 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
         err_console.print(f"[yellow]warning:[/] the sessions differ: {note}", highlight=False)
     changes = regression.compare_sessions(store.runs(session_a), store.runs(session_b), threshold)
     console.print(regression_table(changes, session_a, session_b, threshold))
+    counts = {verdict: sum(c.verdict == verdict for c in changes)
+              for verdict in ("slower", "faster", "unchanged", "inconclusive", "missing")}
+    console.print(", ".join(f"{n} {verdict}" for verdict, n in counts.items()).replace("missing", "only in one session"))
+    needed = regression.runs_for_change(changes, threshold)
+    if needed is not None:
+        console.print(f"a {threshold:.0%} change would need about {needed} runs per session to stand out of "
+                      f"the between-run noise of the noisiest series (95 % interval, 80 % power)")
+    short = [c for c in changes if c.too_short]
+    if short:
+        console.print(f"{len(short)} series iterate in under {regression.CLOCK_FLOOR_NS / 1e6:g} ms (marked short!): "
+                      "their times are mostly clock and scheduler noise; compare a larger size")
     slower = [c for c in changes if c.verdict == "slower"]
-    console.print(f"{len(slower)} slower, {sum(c.verdict == 'faster' for c in changes)} faster, "
-                  f"{sum(c.verdict == 'unchanged' for c in changes)} unchanged, "
-                  f"{sum(c.verdict == 'missing' for c in changes)} only in one session")
     return EXIT_RUN_FAILED if slower and fail_on_regression else EXIT_OK
 
 
@@ -411,22 +535,27 @@ def study_run(study_id, scale, db) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
     study = find_study(catalog.root, study_id)
-    available = _available(catalog)
-    plan = []
     allowed = len(environment.allowed_cpus())
-    for part in study.parts[scale]:
-        wanted = [v for v in part.request.variants if v in available]
-        for missing in sorted(set(part.request.variants) - set(wanted)):
-            err_console.print(f"{study.id}: {missing} is unavailable here and left out")
-        if not wanted:
-            continue
-        cores = tuple(c for c in part.request.cores if c <= allowed) or (allowed,)
-        points = make_plan(catalog, replace(part.request, variants=tuple(wanted), cores=cores), available)
-        plan += [replace(p, deadline_s=part.deadline_s) if part.deadline_s else p for p in points]
-    if not plan:
-        raise UsageError(f"{study.id}: none of its variants is available here (see `concbench list`)")
+    told: set[str] = set()
+
+    def planner(current: Catalog) -> list:
+        available, plan = _available(current), []
+        for part in study.parts[scale]:
+            wanted = [v for v in part.request.variants if v in available]
+            for missing in sorted(set(part.request.variants) - set(wanted) - told):
+                err_console.print(f"{study.id}: {missing} is unavailable here and left out")
+                told.add(missing)
+            if not wanted:
+                continue
+            cores = tuple(c for c in part.request.cores if c <= allowed) or (allowed,)
+            points = make_plan(current, replace(part.request, variants=tuple(wanted), cores=cores), available)
+            plan += [replace(p, deadline_s=part.deadline_s) if part.deadline_s else p for p in points]
+        if not plan:
+            raise UsageError(f"{study.id}: none of its variants is available here (see `concbench list`)")
+        return plan
+
     config = {"study": study.id, "scale": scale}
-    store, outcome = _measure(catalog, plan, Settings(runs=study.runs[scale]), db, config)
+    store, outcome = _measure(catalog, planner, Settings(runs=study.runs[scale]), db, config)
     code = _finish_session(catalog, store, outcome, strict=False)
     _print_study(study, summarise(store.runs(outcome.session_id)))
     return code

@@ -7,7 +7,7 @@ import signal
 import sys
 from dataclasses import dataclass
 
-from . import environment, toolchains
+from . import environment, runner, toolchains
 from .catalog import Catalog
 from .errors import SessionInterrupted
 from .plan import Point
@@ -27,7 +27,8 @@ def _raise_interrupted(signum, frame) -> None:
 
 
 def build_missing(catalog: Catalog, plan: list[Point], build) -> list[str]:
-    """Build the implementations the plan needs that have never been built; returns those that failed."""
+    """Build the implementations the plan needs that are not built (or whose build cannot describe
+    itself yet); returns those that failed."""
     languages = sorted({p.variant.language for p in plan})
     return build([l for l in languages if not toolchains.is_built(catalog.implementations[l])])
 
@@ -43,13 +44,13 @@ def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:
 
 
 def run_plan(catalog: Catalog, store: Store, plan: list[Point], settings: Settings, progress: Progress,
-             config: dict) -> Outcome:
+             config: dict, executor: runner.Executor) -> Outcome:
     """Store the session first, then every run as it ends; Ctrl-C or SIGTERM end it as interrupted."""
     session_id = store.start_session(
         shlex.join(["concbench", *sys.argv[1:]]), environment.git_commit(catalog.root),
         environment.capture(toolchain_records(catalog, plan)), {**config, "points": len(plan), "runs": settings.runs},
     )
-    session = Session(catalog, store, settings, progress)
+    session = Session(catalog, store, settings, progress, executor)
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     result, interrupted = None, False
     try:

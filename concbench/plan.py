@@ -27,8 +27,10 @@ class Point:
 
     @property
     def skip_key(self) -> tuple:
-        """Points sharing this key form one line of sizes: after a timeout the larger ones are skipped."""
-        return (self.benchmark.id, self.variant.name, self.shape, self.cores)
+        """Points sharing this key form one line of sizes: after a timeout the larger ones are skipped.
+
+        Every option is part of the line: chameneos' redux game is not a larger encore sweep."""
+        return (self.benchmark.id, self.variant.name, self.options, self.cores)
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,24 @@ def _iterations_and_warmup(request: Request, size: SizeSet) -> tuple[int, int]:
     return iterations, min(max(share, 1 if size.warmup else 0), iterations - 1)
 
 
+def check_point(point: Point) -> None:
+    """The parameter and every option against what the variant describes; UsageError names the culprit."""
+    bench, variant = point.benchmark, point.variant
+    domain = variant.params[bench.id]
+    if not domain.accepts(point.param):
+        raise UsageError(f"{bench.id}: --param {point.param} is outside what {variant.name} accepts ({domain})")
+    served = variant.served[bench.id]
+    for key, value in point.options:
+        if key == "shape":
+            continue
+        if key not in served.options:
+            known = ", ".join(sorted(served.options)) or "none"
+            raise UsageError(f"{bench.id}: {variant.name} takes no option '{key}' (known: {known})")
+        if not served.options[key].accepts(value):
+            raise UsageError(f"{bench.id}: --option {key}={value} is outside what {variant.name} accepts "
+                             f"({served.options[key]})")
+
+
 def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[Point]:
     """Every point of the request, in a stable order; raises UsageError on bad names."""
     benchmarks = _pick(request.benchmarks, catalog.benchmarks, "benchmark")
@@ -160,6 +180,7 @@ def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[P
     if not points:
         raise UsageError("nothing to run: no chosen variant implements the chosen benchmarks")
     for point in points:
+        check_point(point)
         if point.warmup >= point.iterations:
             raise UsageError(f"--warmup {point.warmup} leaves no measured iteration of {point.iterations}")
     return points

@@ -24,6 +24,7 @@ class Reason(StrEnum):
     EXIT = "exit"
     PROTOCOL = "protocol"
     WRONG_RESULT = "wrong-result"
+    METRIC = "metric"              # a deterministic metric differs from the spec
     FAILED_TO_START = "failed-to-start"
     AFTER_TIMEOUT = "after-timeout"
 

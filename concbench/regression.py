@@ -1,4 +1,14 @@
-"""`concbench compare A B`: the same series in two sessions, and whether B got faster or slower."""
+"""`concbench compare A B`: the same series in two sessions, and whether B got faster or slower.
+
+The run (one process) is the unit: each run's median iteration time is one observation, and
+the two sessions' log run medians are compared with Welch's t (stats.compare_runs). A series
+is `slower` or `faster` only when the whole 95 % interval of the ratio B/A lies beyond the
+threshold, so a change must stand out of the between-run noise *and* be large enough to
+matter. When the interval lies inside the threshold band the series is `unchanged`; otherwise
+it is `inconclusive`, with the runs per session that would decide it.
+
+Calibration (tests/test_regression.py, simulated sessions of 3 runs with 2-10 % between-run
+noise): under 1 % of A/A series flagged, while a 30 % slowdown is found."""
 
 from __future__ import annotations
 
@@ -11,54 +21,76 @@ from . import stats
 from .records import RunRecord, RunStatus
 
 DEFAULT_THRESHOLD = 0.05   # a change smaller than 5 % is never called a regression
+CLOCK_FLOOR_NS = 1_000_000  # pyperf's floor: shorter iterations measure the clock and the scheduler
 
 
 @dataclass(frozen=True)
 class SeriesChange:
     key: tuple                      # benchmark, variant, options, param, cores
-    comparison: stats.Comparison | None
-    verdict: str                    # faster | slower | unchanged | missing
+    comparison: stats.RunLevelComparison | None
+    verdict: str                    # faster | slower | unchanged | inconclusive | missing
     median_a_ns: float | None = None
     median_b_ns: float | None = None
+    runs_needed: int | None = None  # runs per session that would decide an inconclusive series
 
     @property
     def label(self) -> str:
         benchmark, variant, options, param, cores = self.key
         return f"{benchmark} {variant} {param}" + (f" ({options})" if options else "") + f" cores={cores}"
 
+    @property
+    def too_short(self) -> bool:
+        """Iterations under the clock floor: the figures are mostly timer and scheduler noise."""
+        medians = [m for m in (self.median_a_ns, self.median_b_ns) if m is not None]
+        return bool(medians) and min(medians) < CLOCK_FLOOR_NS
 
-def _samples(runs: list[RunRecord]) -> dict[tuple, list[int]]:
-    series: dict[tuple, list[int]] = defaultdict(list)
+
+def _runs(runs: list[RunRecord]) -> dict[tuple, list[list[int]]]:
+    series: dict[tuple, list[list[int]]] = defaultdict(list)
     for run in runs:
-        if run.status == RunStatus.OK:
-            series[run.series_key].extend(run.measured_ns())
+        measured = run.measured_ns()
+        if run.status == RunStatus.OK and measured and min(measured) > 0:
+            series[run.series_key].append(measured)
     return series
 
 
-def classify(comparison: stats.Comparison, threshold: float) -> str:
-    """Slower or faster only when the ratio's interval excludes 1 and the change passes the threshold."""
-    low, high, ratio = comparison.ratio_ci_low, comparison.ratio_ci_high, comparison.ratio_of_medians
-    if low is None or high is None or ratio is None:
-        return "unchanged"
-    if low > 1 and ratio > 1 + threshold:
-        return "slower"
-    if high < 1 and ratio < 1 - threshold:
-        return "faster"
-    return "unchanged"
+def classify(comparison: stats.RunLevelComparison, threshold: float) -> tuple[str, int | None]:
+    """The verdict, and for an inconclusive one the runs per session that would decide it."""
+    low, high = comparison.ratio_low, comparison.ratio_high
+    upper, lower = 1 + threshold, 1 / (1 + threshold)
+    if low is not None and low > upper:
+        return "slower", None
+    if high is not None and high < lower:
+        return "faster", None
+    if low is not None and low >= lower and high <= upper:
+        return "unchanged", None
+    # How far the estimate is from the nearer edge of the band decides how many runs it takes.
+    log_ratio, edge = abs(np.log(comparison.ratio)), np.log(upper)
+    margin = abs(log_ratio - edge)
+    return "inconclusive", comparison.runs_to_resolve(float(np.expm1(margin))) if margin > 0 else None
 
 
 def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],
                      threshold: float = DEFAULT_THRESHOLD) -> list[SeriesChange]:
-    a, b = _samples(runs_a), _samples(runs_b)
+    a, b = _runs(runs_a), _runs(runs_b)
     changes = []
     for key in sorted(set(a) | set(b), key=str):
-        if key not in a or key not in b or not a[key] or not b[key]:
+        if not a.get(key) or not b.get(key):
             changes.append(SeriesChange(key, None, "missing"))
             continue
-        comparison = stats.compare(a[key], b[key])
-        changes.append(SeriesChange(key, comparison, classify(comparison, threshold),
-                                    float(np.median(a[key])), float(np.median(b[key]))))
+        comparison = stats.compare_runs(a[key], b[key])
+        verdict, needed = classify(comparison, threshold)
+        changes.append(SeriesChange(key, comparison, verdict,
+                                    float(np.median(np.concatenate(a[key]))), float(np.median(np.concatenate(b[key]))),
+                                    needed))
     return changes
+
+
+def runs_for_change(changes: list[SeriesChange], change: float = DEFAULT_THRESHOLD) -> int | None:
+    """The most runs per session any compared series needs for a change of this size to stand out."""
+    needs = [c.comparison.runs_to_resolve(change) for c in changes if c.comparison is not None]
+    needs = [n for n in needs if n is not None]
+    return max(needs) if needs else None
 
 
 def environment_differences(env_a: dict, env_b: dict) -> list[str]:

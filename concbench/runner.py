@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Protocol
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def read_proc_sample(pid: int, t_ns: int) -> Sample | None:
     return Sample(t_ns, rss_pages * _PAGE_BYTES, threads, (utime + stime) * _CLOCK_TICK_NS)
 
 
-def _was_idle(samples: list[Sample], end_ns: int) -> bool | None:
+def was_idle(samples: list[Sample], end_ns: int) -> bool | None:
     """Did the process use under STALL_CPU_S of CPU in its last STALL_WINDOW_S?"""
     if not samples:
         return None
@@ -288,7 +289,7 @@ class _Run:
     def _time_out(self, proc: subprocess.Popen, kind: str, elapsed_ns: int) -> None:
         record = self.record
         record.timed_out, record.timeout_kind = True, kind
-        record.stall = _was_idle(record.samples, elapsed_ns)
+        record.stall = was_idle(record.samples, elapsed_ns)
         self._kill(proc)
 
     def _finish(self, proc: subprocess.Popen, elapsed_ns: int) -> None:
@@ -330,3 +331,19 @@ def execute(spec: LaunchSpec, launcher: Path | None, on_line: LineConsumer,
         return run.record
     run.pump(proc)
     return run.record
+
+
+class Executor(Protocol):
+    """What a session launches runs with: real processes here, a scripted fake in the tests."""
+
+    def execute(self, spec: LaunchSpec, on_line: LineConsumer, is_progress: ProgressTest) -> ProcessRecord: ...
+
+
+@dataclass(frozen=True)
+class ProcessExecutor:
+    """Real processes, through cb-launch when one was built (None: spawned directly, no peak memory)."""
+
+    launcher: Path | None
+
+    def execute(self, spec: LaunchSpec, on_line: LineConsumer, is_progress: ProgressTest) -> ProcessRecord:
+        return execute(spec, self.launcher, on_line, is_progress)

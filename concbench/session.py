@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from . import runner, toolchains
 from .catalog import Catalog, value_order
@@ -13,11 +12,9 @@ from .environment import allowed_cpus
 from .errors import ProtocolError
 from .plan import Point
 from .protocol import Iteration, Transcript
-from .records import (
-    FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus,
-)
+from .records import FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus
 from .store import Store
-from .verify import Verdict, cross_check, verdict
+from .verify import Ending, cross_check, judge, verdict
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
 
@@ -50,7 +47,6 @@ class SessionResult:
 class Settings:
     runs: int = 3
     timeout_s: float | None = None   # whole run; replaces the benchmark's per-iteration deadline
-    launcher: Path | None = None
 
 
 def _line_reader(point: Point, transcript: Transcript, verdicts: list[IterationRecord],
@@ -81,51 +77,23 @@ def _is_progress(line: str) -> bool:
     return '"iteration"' in head or '"hello"' in head
 
 
-def _classify(run: RunRecord, process: runner.ProcessRecord, transcript: Transcript, point: Point) -> None:
-    """Status, reason and message of a finished run, in order of precedence."""
-    expected = point.iterations
+def _ending(process: runner.ProcessRecord, transcript: Transcript) -> Ending:
     first_err = next((line for line in process.stderr_tail.splitlines() if line.strip()), "")
-    if not process.started:
-        run.status, run.reason, run.message = RunStatus.CRASHED, Reason.FAILED_TO_START, process.start_error or ""
-    elif process.aborted:
-        run.status, run.reason, run.message = RunStatus.MALFORMED, Reason.PROTOCOL, process.aborted
-    elif process.timed_out:
-        run.status, run.reason, run.stall = RunStatus.TIMEOUT, Reason.TIMEOUT, process.stall
-        kind = "no iteration within the deadline" if process.timeout_kind == "deadline" else "run time limit"
-        run.message = f"{kind} after {len(transcript.iterations)} iterations" + (" (stalled)" if process.stall else "")
-    elif process.signal:
-        run.status, run.reason = RunStatus.CRASHED, Reason.SIGNAL
-        run.message = f"killed by signal {process.signal}"
-    elif process.exit_code != 0:
-        run.status, run.reason = RunStatus.CRASHED, Reason.EXIT
-        run.message = f"exit status {process.exit_code}" + (f": {first_err}" if first_err else "")
-    elif transcript.hello is None:
-        run.status, run.reason, run.message = RunStatus.MALFORMED, Reason.PROTOCOL, "no hello line"
-    elif len(transcript.iterations) != expected:
-        run.status, run.reason = RunStatus.MALFORMED, Reason.PROTOCOL
-        run.message = f"ended after {len(transcript.iterations)} of {expected} iterations"
-    elif any(it.verdict == Verdict.WRONG for it in run.iterations):
-        run.status, run.reason = RunStatus.WRONG, Reason.WRONG_RESULT
-        bad = next(it for it in run.iterations if it.verdict == Verdict.WRONG)
-        reference = point.benchmark.reference_for(point.param, bad.index, dict(point.options))
-        run.message = f"iteration {bad.index}: got {bad.result!r}, expected {reference!r}"
-    else:
-        run.status = RunStatus.OK
-
-
-def _metric_mismatches(point: Point, metrics: dict[str, float]) -> str:
-    """Deterministic metrics (countdown's batches) that differ from the spec: reported, not a wrong result."""
-    notes = []
-    for name, table in point.benchmark.expected_metrics.items():
-        expected, got = table.get(point.param), metrics.get(name)
-        if expected is not None and got is not None and got != expected:
-            notes.append(f"metric {name}={got:g}, the spec expects {expected:g}: not a faithful port")
-    return "; ".join(notes)
+    return Ending(
+        started=process.started, start_error=process.start_error or "", protocol_error=process.aborted,
+        timed_out=process.timed_out, timeout_kind=process.timeout_kind, stall=process.stall,
+        signal=process.signal, exit_code=process.exit_code, stderr_first=first_err,
+        hello=transcript.hello is not None, iterations=len(transcript.iterations),
+    )
 
 
 class Session:
-    def __init__(self, catalog: Catalog, store: Store, settings: Settings, progress: Progress) -> None:
+    """Runs points through an executor (real processes, or a scripted fake in tests) and records them."""
+
+    def __init__(self, catalog: Catalog, store: Store, settings: Settings, progress: Progress,
+                 executor: runner.Executor) -> None:
         self.catalog, self.store, self.settings, self.progress = catalog, store, settings, progress
+        self.executor = executor
 
     def _cpus(self, cores: int) -> tuple[int, ...]:
         return tuple(allowed_cpus()[:cores])
@@ -145,9 +113,7 @@ class Session:
         )
         transcript, iterations = Transcript(), []
         self.progress.run_started(point, run_index)
-        process = runner.execute(
-            spec, self.settings.launcher, _line_reader(point, transcript, iterations, self.progress), _is_progress
-        )
+        process = self.executor.execute(spec, _line_reader(point, transcript, iterations, self.progress), _is_progress)
         run = RunRecord(
             benchmark=point.benchmark.id, variant=point.variant.name, param=point.param,
             options=dict(point.options), cores=point.cores, run_index=run_index, status=RunStatus.OK,
@@ -161,9 +127,7 @@ class Session:
             signal=process.signal, iterations=iterations, metrics=dict(transcript.metrics),
             samples=list(process.samples),
         )
-        _classify(run, process, transcript, point)
-        if run.status == RunStatus.OK:
-            run.message = _metric_mismatches(point, run.metrics)
+        judge(run, point.benchmark, point.iterations, _ending(process, transcript))
         if run.status != RunStatus.OK:
             run.stderr_tail = process.stderr_tail
         return run

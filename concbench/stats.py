@@ -27,6 +27,8 @@ __all__ = [
     "median_of_three_after_warmup",
     "geometric_mean",
     "normalised",
+    "RunLevelComparison",
+    "compare_runs",
 ]
 
 CV_WARN_THRESHOLD = 0.05
@@ -451,3 +453,54 @@ def normalised(values: Sequence[float], reference: float) -> list[float]:
     if ref == 0.0 or not math.isfinite(ref):
         raise ValueError(f"reference must be finite and non-zero, got {reference!r}")
     return [100.0 * float(v) / ref for v in values]
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+@dataclass(frozen=True)
+class RunLevelComparison:
+    """B against A with the run (process) as the unit: one observation per run, its median.
+
+    Iterations of one process share its start-up, memory layout and scheduling luck, so they
+    are not independent; most of the variance between sessions of one commit lies between
+    processes. The log run medians of each side are compared with Welch's t: `ratio` =
+    exp(mean log B − mean log A) and its interval. None where fewer than 2 runs per side
+    leave no estimate of the between-run noise."""
+
+    runs_a: int
+    runs_b: int
+    ratio: float
+    ratio_low: float | None
+    ratio_high: float | None
+    run_sd: float | None          # pooled sd of the log run medians: the between-run noise
+
+    def runs_to_resolve(self, change: float, power: float = 0.8, confidence: float = 0.95) -> int | None:
+        """Runs per session that a change of this size needs to stand out of the between-run noise
+        (normal approximation: two-sided interval at `confidence`, the given power)."""
+        if self.run_sd is None or change <= 0:
+            return None
+        z = _st.norm.ppf(1 - (1 - confidence) / 2) + _st.norm.ppf(power)
+        return max(2, math.ceil(2 * (z * self.run_sd / math.log1p(change)) ** 2))
+
+
+def compare_runs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
+                 confidence: float = 0.95) -> RunLevelComparison:
+    """Compare two sessions' runs of one series (each run a list of measured iteration times)."""
+    _check_confidence(confidence)
+    log_a = np.log([float(np.median(_as_array(run, "a run"))) for run in a])
+    log_b = np.log([float(np.median(_as_array(run, "b run"))) for run in b])
+    if not (np.all(np.isfinite(log_a)) and np.all(np.isfinite(log_b))):
+        raise ValueError("run medians must be positive")
+    diff = float(log_b.mean() - log_a.mean())
+    na, nb = len(log_a), len(log_b)
+    if na < 2 or nb < 2:
+        return RunLevelComparison(na, nb, math.exp(diff), None, None, None)
+    va, vb = float(log_a.var(ddof=1)), float(log_b.var(ddof=1))
+    se2 = va / na + vb / nb
+    pooled = math.sqrt(((na - 1) * va + (nb - 1) * vb) / (na + nb - 2))
+    if se2 == 0.0:
+        return RunLevelComparison(na, nb, math.exp(diff), math.exp(diff), math.exp(diff), pooled)
+    df = se2 ** 2 / ((va / na) ** 2 / (na - 1) + (vb / nb) ** 2 / (nb - 1)) if va + vb > 0 else na + nb - 2
+    half = float(_st.t.ppf(1 - (1 - confidence) / 2, df)) * math.sqrt(se2)
+    return RunLevelComparison(na, nb, math.exp(diff), math.exp(diff - half), math.exp(diff + half), pooled)

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +53,8 @@ def install_packages(packages: list[str]) -> subprocess.CompletedProcess:
 
 
 def is_built(impl: Implementation) -> bool:
-    return impl.executable_path.exists()
+    """Built, and the build answers `describe` (a build older than the description is not)."""
+    return impl.executable_path.exists() and impl.description_source == "binary"
 
 
 def build_record_path(build_dir: Path, impl: Implementation) -> Path:
@@ -80,7 +80,7 @@ def build(impl: Implementation, build_dir: Path, opt: str | None = None) -> dict
             raise BuildError(f"{impl.language}: cannot run {command[0]}: {error.strerror}") from error
         if done.returncode != 0:
             raise BuildError(f"{impl.language}: build failed ({' '.join(command)}, exit {done.returncode})", done.stdout)
-    if not is_built(impl):
+    if not impl.executable_path.exists():
         raise BuildError(f"{impl.language}: the build succeeded but {impl.executable_path} is missing")
     record = {"command": command, "opt": level}
     path = build_record_path(build_dir, impl)
@@ -130,16 +130,9 @@ def launcher_path(build_dir: Path) -> Path | None:
 def command_for(impl: Implementation, benchmark: str, model: str, param: str, iterations: int,
                 cores: int, options: tuple[tuple[str, str], ...]) -> tuple[list[str], dict[str, str]]:
     """The protocol's command line and environment for one run (DESIGN.md, the protocol)."""
-    values = {
-        "exe": str(impl.executable_path),
-        "dir": str(impl.folder),
-        "python": sys.executable,
-        "cores": str(cores),
-    }
-    argv = [part.format(**values) for part in impl.command]
+    argv, env = impl.base_command(cores)
     argv += [benchmark, "--model", model, "--param", param, "--iterations", str(iterations),
              "--workers", str(cores)]
     for key, value in options:
         argv += ["--option", f"{key}={value}"]
-    env = {**os.environ, **{k: v.format(**values) for k, v in impl.env.items()}}
     return argv, env

@@ -1,4 +1,9 @@
-"""Checks results: against the reference values of benchmarks/<id>.toml, else across variants."""
+"""Judges runs: results against benchmarks/<id>.toml, deterministic metrics, agreement across variants.
+
+Everything that decides whether a run is right lives here; session.py only runs and records.
+A wrong answer wins over everything that happened after it: a run that printed a wrong result
+and then timed out or crashed is `wrong`, with the timeout or crash kept in its message and
+its stall, exit code and signal fields."""
 
 from __future__ import annotations
 
@@ -26,6 +31,79 @@ def verdict(benchmark: Benchmark, param: str, iteration: int, result: str,
     return Verdict.VERIFIED if result == expected else Verdict.WRONG
 
 
+def metric_mismatches(benchmark: Benchmark, param: str, options: dict[str, str],
+                      metrics: dict[str, float]) -> list[str]:
+    """Deterministic metrics the spec fixes (spawns per shape, colour sums, batches) that differ."""
+    return [f"metric {name}={metrics[name]:g}, the spec expects {expected:g}"
+            for name, expected in benchmark.metrics_for(param, options).items()
+            if name in metrics and metrics[name] != expected]
+
+
+def missing_metrics(benchmark: Benchmark, param: str, options: dict[str, str],
+                    metrics: dict[str, float]) -> list[str]:
+    """Deterministic metrics the spec fixes for this point that the run did not report."""
+    return sorted(set(benchmark.metrics_for(param, options)) - set(metrics))
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How the process ended, as the runner saw it: the facts a judgement needs beside the answers."""
+
+    started: bool = True
+    start_error: str = ""
+    protocol_error: str | None = None     # the harness stopped it at a line that broke the protocol
+    timed_out: bool = False
+    timeout_kind: str | None = None       # "run" (the whole-run limit) or "deadline" (per iteration)
+    stall: bool | None = None
+    signal: int | None = None
+    exit_code: int | None = None
+    stderr_first: str = ""
+    hello: bool = True
+    iterations: int = 0
+
+    def failure(self, expected_iterations: int) -> tuple[RunStatus, Reason, str] | None:
+        """What went wrong with the process itself, in order of precedence; None when nothing did."""
+        if not self.started:
+            return RunStatus.CRASHED, Reason.FAILED_TO_START, self.start_error
+        if self.protocol_error:
+            return RunStatus.MALFORMED, Reason.PROTOCOL, self.protocol_error
+        if self.timed_out:
+            kind = "no iteration within the deadline" if self.timeout_kind == "deadline" else "run time limit"
+            stalled = " (stalled)" if self.stall else ""
+            return RunStatus.TIMEOUT, Reason.TIMEOUT, f"{kind} after {self.iterations} iterations{stalled}"
+        if self.signal:
+            return RunStatus.CRASHED, Reason.SIGNAL, f"killed by signal {self.signal}"
+        if self.exit_code not in (0, None):
+            detail = f": {self.stderr_first}" if self.stderr_first else ""
+            return RunStatus.CRASHED, Reason.EXIT, f"exit status {self.exit_code}{detail}"
+        if not self.hello:
+            return RunStatus.MALFORMED, Reason.PROTOCOL, "no hello line"
+        if self.iterations != expected_iterations:
+            return RunStatus.MALFORMED, Reason.PROTOCOL, f"ended after {self.iterations} of {expected_iterations} iterations"
+        return None
+
+
+def judge(run: RunRecord, benchmark: Benchmark, expected_iterations: int, ending: Ending) -> None:
+    """Status, reason and message of a finished run: a wrong answer or metric first, then how it ended."""
+    failure = ending.failure(expected_iterations)
+    after = f"; then {failure[2]}" if failure else ""
+    wrong = next((it for it in run.iterations if it.verdict == Verdict.WRONG), None)
+    mismatches = metric_mismatches(benchmark, run.param, run.options, run.metrics)
+    if wrong is not None:
+        reference = benchmark.reference_for(run.param, wrong.index, run.options)
+        run.status, run.reason = RunStatus.WRONG, Reason.WRONG_RESULT
+        run.message = f"iteration {wrong.index}: got {wrong.result!r}, expected {reference!r}{after}"
+    elif mismatches:
+        run.status, run.reason = RunStatus.WRONG, Reason.METRIC
+        run.message = "; ".join(mismatches) + after
+    elif failure:
+        run.status, run.reason, run.message = failure
+    else:
+        run.status, run.reason, run.message = RunStatus.OK, None, ""
+    if failure and failure[0] == RunStatus.TIMEOUT:
+        run.stall = ending.stall
+
+
 @dataclass(frozen=True)
 class _Vote:
     run: RunRecord
@@ -43,19 +121,24 @@ def _majority(votes: list[_Vote]) -> tuple[str | None, int]:
     return (winners[0] if len(winners) == 1 else None), len(voters)
 
 
+def agreement_key(run: RunRecord, index: int) -> tuple:
+    """Results that must agree: one benchmark, parameter, iteration and every option but the shape."""
+    options = tuple(sorted((k, v) for k, v in run.options.items() if k != "shape"))
+    return run.benchmark, run.param, options, index
+
+
 def cross_check(runs: list[RunRecord]) -> list[RunRecord]:
     """Agreement where no reference exists; returns the runs whose verdicts changed.
 
-    Iterations without a reference are grouped by benchmark, parameter and iteration index. With at
-    least two variants in a group: the majority's result is `agreed`, the odd ones out `wrong`, and
-    every result is `disagree` when no strict majority of variants exists."""
+    With at least two variants in a group (agreement_key): the majority's result is `agreed`, the
+    odd ones out `wrong`, and every result is `disagree` when no strict majority of variants exists."""
     groups: dict[tuple, list[_Vote]] = defaultdict(list)
     for run in runs:
         if run.status not in (RunStatus.OK, RunStatus.WRONG, RunStatus.DISAGREE):
             continue
         for position, it in enumerate(run.iterations):
             if it.verdict in (Verdict.UNVERIFIED, Verdict.AGREED, Verdict.DISAGREE):
-                groups[(run.benchmark, run.param, it.index)].append(_Vote(run, position))
+                groups[agreement_key(run, it.index)].append(_Vote(run, position))
     changed: dict[int, RunRecord] = {}
     for votes in groups.values():
         majority, voters = _majority(votes)

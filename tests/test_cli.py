@@ -189,3 +189,52 @@ def test_a_result_without_reference_is_agreed_across_variants_and_the_odd_one_is
     assert {it["verdict"] for it in runs["fake/ok"]["iterations"]} == {"agreed"}
     assert not any(it["verified"] for it in runs["fake/ok"]["iterations"])   # agreed is never verified
     assert runs["fake/wrong"]["status"] == "wrong"
+
+
+@pytest.mark.parametrize("variant, after", [("fake/wrong-hang", "then run time limit"),
+                                            ("fake/wrong-crash", "then killed by signal")])
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_wrong_answer_before_a_hang_or_crash_is_wrong(cli, variant, after, strict):
+    done = cli("run", *FAKE, "-v", variant, "--param", "10", "--timeout", "3", *(["--strict"] if strict else []))
+    assert done.returncode == 1
+    run = cli.export()["runs"][0]
+    assert (run["status"], run["reason"]) == ("wrong", "wrong-result")
+    assert after in run["message"]
+    if "hang" in variant:
+        assert run["stall"] is True   # the timeout's facts stay beside the verdict
+
+
+def test_a_wrong_deterministic_metric_is_wrong(cli):
+    done = cli("run", "-b", "chameneos", "--size", "test", "--runs", "1", "-v", "fake/wrong-metric", "--strict")
+    assert done.returncode == 1
+    runs = cli.export()["runs"]
+    assert {(r["status"], r["reason"]) for r in runs} == {("wrong", "metric")}
+    assert "self_meetings=1, the spec expects 0" in runs[0]["message"]
+
+
+def test_right_metrics_pass_and_redux_runs_at_test_size(cli):
+    assert cli("run", "-b", "chameneos", "--size", "test", "--runs", "1", "-v", "fake/ok").returncode == 0
+    runs = cli.export()["runs"]
+    assert {r["options"].get("variant") for r in runs} == {"encore", "redux"}
+    assert all(r["status"] == "ok" for r in runs)
+
+
+def test_agreement_groups_by_option_values(cli):
+    done = cli("run", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/twin", "--param", "7",
+               "--option", "scale=1,2", "--runs", "1")
+    assert done.returncode == 0, done.stderr
+    runs = cli.export()["runs"]
+    assert len(runs) == 4
+    assert {it["verdict"] for r in runs for it in r["iterations"]} == {"agreed"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--param", "-5"], "--param -5 is outside what fake/ok accepts"),
+    (["--param", "10", "--option", "nosuch=1"], "takes no option 'nosuch'"),
+    (["--param", "10", "--option", "cutoff=x"], "--option cutoff=x is outside"),
+])
+def test_a_bad_parameter_or_option_is_refused_before_anything_runs(cli, args, message):
+    done = cli("run", "-b", "fib", "-v", "fake/ok", *args)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not cli.db.exists()   # nothing ran, nothing was stored

@@ -195,22 +195,46 @@ def grid_table(grid: Grid) -> Table:
     return out
 
 
-_CHANGE_STYLE = {"slower": "red bold", "faster": "green", "unchanged": "dim", "missing": "yellow"}
+_CHANGE_STYLE = {"slower": "red bold", "faster": "green", "unchanged": "dim", "inconclusive": "yellow",
+                 "missing": "yellow"}
 
 
 def regression_table(changes, session_a: int, session_b: int, threshold: float) -> Table:
-    out = Table(title=f"session {session_b} against session {session_a} (B/A; changes under {threshold:.0%} ignored)",
-                header_style="bold", title_justify="left")
-    for name in ("series", "median A", "median B", "B/A [95% CI]", "Mann-Whitney p", "verdict"):
+    out = Table(title=f"session {session_b} against session {session_a} (B/A over run medians; "
+                      f"changes under {threshold:.0%} ignored)", header_style="bold", title_justify="left")
+    for name in ("series", "runs A/B", "median A", "median B", "B/A [95% CI]", "run noise", "verdict"):
         out.add_column(name, justify="left" if name in ("series", "verdict") else "right")
     for change in changes:
         c = change.comparison
         if c is None:
-            cells = ["–", "–", "–", "–"]
+            cells = ["–"] * 5
         else:
-            ratio = "–" if c.ratio_of_medians is None else f"{c.ratio_of_medians:.3f}"
-            if c.ratio_ci_low is not None:
-                ratio += f" [{c.ratio_ci_low:.3f}, {c.ratio_ci_high:.3f}]"
-            cells = [fmt_ns(change.median_a_ns), fmt_ns(change.median_b_ns), ratio, fmt_p(c.mannwhitney_p)]
-        out.add_row(escape(change.label), *cells, f"[{_CHANGE_STYLE[change.verdict]}]{change.verdict}[/]")
+            ratio = f"{c.ratio:.3f}" + (f" [{c.ratio_low:.3f}, {c.ratio_high:.3f}]" if c.ratio_low is not None else "")
+            noise = "–" if c.run_sd is None else fmt_pct(c.run_sd)
+            cells = [f"{c.runs_a}/{c.runs_b}", fmt_ns(change.median_a_ns), fmt_ns(change.median_b_ns), ratio, noise]
+        verdict = f"[{_CHANGE_STYLE[change.verdict]}]{change.verdict}[/]"
+        if change.verdict == "inconclusive":
+            verdict += f" (≈{change.runs_needed} runs each)" if change.runs_needed else " (≥ 2 runs each)"
+        if change.too_short:
+            verdict += " [yellow]short![/]"
+        out.add_row(escape(change.label), *cells, verdict)
     return out
+
+
+def check_table(rows) -> Table:
+    """`concbench check`: one row per language and benchmark (conformance.Row)."""
+    table = Table(title="Conformance", header_style="bold")
+    for name, justify in [("language", "left"), ("benchmark", "left"), ("models", "left"),
+                          ("refused (exit 2)", "right"), ("runs verified", "right"), ("metrics checked", "right"),
+                          ("status", "left")]:
+        table.add_column(name, justify=justify)
+    previous = None
+    for row in rows:
+        stalls = f" ({row.stalls} stalled)" if row.stalls else ""
+        table.add_row(
+            row.language if row.language != previous else "", row.benchmark, ", ".join(sorted(row.models)),
+            f"{row.rejections_passed}/{row.rejections}", f"{row.runs_passed}/{row.runs}{stalls}",
+            str(row.metrics_checked), "[green]pass[/]" if row.passed else f"[red bold]FAIL[/] ({len(row.problems)})",
+        )
+        previous = row.language
+    return table

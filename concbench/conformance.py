@@ -1,0 +1,189 @@
+"""`concbench check`: one conformance check for every implementation, through the real harness.
+
+Per language and benchmark it checks that
+- the binary's description parses and equals the committed snapshot (describe.json);
+- every request outside the description is refused with exit status 2, one line on stderr and
+  nothing on stdout (unknown benchmark, model, shape and option; each option value and
+  parameter outside its domain), the cases generated from the description;
+- every shape of every model runs at test size through the protocol, with every result
+  verified (or, for a model the benchmark says may stall, a timeout) and every deterministic
+  metric the spec fixes reported and right.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from . import describe
+from .catalog import Benchmark, Catalog, Implementation
+from .plan import Point
+from .records import RunRecord, RunStatus
+from .verify import Verdict, missing_metrics
+
+REJECTION_TIMEOUT_S = 60
+ALL = "(command line)"      # the row of checks that belong to no one benchmark
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request the binary must refuse, and what is wrong with it."""
+
+    benchmark: str
+    what: str
+    args: tuple[str, ...]
+
+
+@dataclass
+class Row:
+    language: str
+    benchmark: str
+    models: set[str] = field(default_factory=set)
+    rejections: int = 0
+    rejections_passed: int = 0
+    runs: int = 0
+    runs_passed: int = 0
+    stalls: int = 0
+    metrics_checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+class Rows(dict):
+    """One row per benchmark of one language, made on first use."""
+
+    def __init__(self, language: str) -> None:
+        super().__init__()
+        self.language = language
+
+    def __missing__(self, benchmark: str) -> Row:
+        row = self[benchmark] = Row(self.language, benchmark)
+        return row
+
+
+def _valid_request(bench: Benchmark, model: str, shapes: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """A request the binary must accept: the first test-size point, the faithful shape."""
+    point = bench.sizes["test"].points[0]
+    options = dict(point.options)
+    if shapes:
+        options["shape"] = shapes[0]
+    return point.param, options
+
+
+def _args(bench: str, model: str, param: str, options: dict[str, str]) -> tuple[str, ...]:
+    args = [bench, "--model", model, "--param", param, "--iterations", "1", "--workers", "1"]
+    for key, value in options.items():
+        args += ["--option", f"{key}={value}"]
+    return tuple(args)
+
+
+def rejections(catalog: Catalog, description: describe.Description, models: set[str]) -> list[Rejection]:
+    """The exit-2 cases the description implies, each changing one thing of a valid request."""
+    cases: list[Rejection] = []
+    for bench_id, served in description.served.items():
+        bench = catalog.benchmarks[bench_id]
+        chosen = {m: s for m, s in served.items() if m in models}
+        for number, (model, entry) in enumerate(chosen.items()):
+            param, options = _valid_request(bench, model, entry.shapes)
+            if not cases:
+                cases.append(Rejection(ALL, "unknown benchmark", _args("no-such-benchmark", model, param, options)))
+            if number == 0:
+                cases.append(Rejection(bench_id, "unknown model", _args(bench_id, "no-such-model", param, options)))
+                cases += [Rejection(bench_id, f"--param {bad}", _args(bench_id, model, bad, options))
+                          for bad in description.params[bench_id].outside()]
+            if entry.shapes:
+                cases.append(Rejection(bench_id, f"{model}: unknown shape",
+                                       _args(bench_id, model, param, {**options, "shape": "no-such-shape"})))
+            cases.append(Rejection(bench_id, f"{model}: unknown option",
+                                   _args(bench_id, model, param, {**options, "no_such_option": "1"})))
+            for key, domain in entry.options.items():
+                cases += [Rejection(bench_id, f"{model}: {key}={bad}", _args(bench_id, model, param, {**options, key: bad}))
+                          for bad in domain.outside()]
+    return cases
+
+
+def refused(impl: Implementation, case: Rejection) -> str | None:
+    """None when the binary refused the request as the protocol says; else what it did instead."""
+    argv, env = impl.base_command(1)
+    try:
+        done = subprocess.run([*argv, *case.args], cwd=impl.folder, env=env, capture_output=True, text=True,
+                              timeout=REJECTION_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"{case.what}: still running after {REJECTION_TIMEOUT_S} s instead of exit 2"
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    if done.returncode != 2:
+        return f"{case.what}: exit status {done.returncode}, expected 2"
+    if done.stdout.strip():
+        return f"{case.what}: wrote on stdout before refusing: {done.stdout.strip().splitlines()[0][:80]!r}"
+    if len(lines) != 1:
+        return f"{case.what}: {len(lines)} lines on stderr, expected exactly one"
+    return None
+
+
+def snapshot_problem(impl: Implementation) -> str | None:
+    """The committed describe.json must be what the binary says now."""
+    path = describe.snapshot_path(impl.folder)
+    if impl.description is None:
+        return f"the binary does not describe itself: {impl.description_error or 'not built'}"
+    fix = f"run `concbench describe {impl.language} --write`"
+    if not path.is_file():
+        return f"no {path.name} snapshot beside impl.toml ({fix})"
+    try:
+        saved = json.loads(path.read_text())
+    except ValueError:
+        return f"{path.name} is not JSON ({fix})"
+    if saved != impl.description.raw:
+        return f"{path.name} differs from the binary's description ({fix})"
+    return None
+
+
+def check_rejections(catalog: Catalog, impl: Implementation, models: set[str], rows: Rows) -> None:
+    cases = rejections(catalog, impl.description, models)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda case: refused(impl, case), cases))
+    for case, problem in zip(cases, outcomes):
+        row = rows[case.benchmark]
+        row.rejections += 1
+        if problem is None:
+            row.rejections_passed += 1
+        else:
+            row.problems.append(problem)
+
+
+def judge_runs(plan: list[Point], runs: list[RunRecord], rows: Rows) -> None:
+    """Every planned point ran, verified (or stalled where the spec allows), with its metrics."""
+    by_point = defaultdict(list)
+    for run in runs:
+        by_point[(run.benchmark, run.variant, run.param, run.options_key)].append(run)
+    for point in plan:
+        row = rows[point.benchmark.id]
+        row.models.add(point.variant.model)
+        options = dict(point.options)
+        key = (point.benchmark.id, point.variant.name, point.param, " ".join(f"{k}={v}" for k, v in sorted(options.items())))
+        where = f"{point.variant.name}{' [' + point.shape + ']' if point.shape else ''} {point.param}"
+        for run in by_point.get(key, []) or [None]:
+            row.runs += 1
+            if run is None:
+                row.problems.append(f"{where}: did not run")
+                continue
+            may_stall = point.variant.model in point.benchmark.may_stall_models
+            if run.status in (RunStatus.TIMEOUT, RunStatus.SKIPPED) and may_stall:
+                row.runs_passed += 1
+                row.stalls += 1
+                continue
+            if run.status != RunStatus.OK or any(it.verdict != Verdict.VERIFIED for it in run.iterations):
+                unverified = next((it.verdict for it in run.iterations if it.verdict != Verdict.VERIFIED), "")
+                row.problems.append(f"{where}: {run.status} {run.message or unverified}".rstrip())
+                continue
+            missing = missing_metrics(point.benchmark, point.param, options, run.metrics)
+            if missing:
+                row.problems.append(f"{where}: did not report the metrics {', '.join(missing)}")
+                continue
+            row.metrics_checked += len(point.benchmark.metrics_for(point.param, options))
+            row.runs_passed += 1

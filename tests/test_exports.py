@@ -1,0 +1,72 @@
+"""Exporters and the terminal summary checked against snapshots of their whole output.
+
+Fixed records in, text out: any change of a column, a unit or a number format shows up as a
+diff. After an intended change, regenerate with `UPDATE_SNAPSHOTS=1 pytest tests/test_exports.py`
+and review the diff."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
+from concbench.report import export
+from concbench.report.summary import summarise
+from concbench.report.table import print_summary
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+SESSION = SessionRecord(
+    id=7, started_at="2026-11-23T12:00:00+00:00", ended_at="2026-11-23T12:01:00+00:00", status="finished",
+    command="concbench run -b fib", git_commit="0123456789abcdef",
+    environment={"cpu_model": "Test CPU", "cpus_allowed": [0, 1], "kernel": "6.0-test"}, config={"runs": 2},
+)
+
+
+def _run(variant: str, index: int, times: list[int], status=RunStatus.OK, reason=None, message="",
+         result="6765", verdict="verified") -> RunRecord:
+    return RunRecord(
+        benchmark="fib", variant=variant, param="20", options={"shape": "cps"} if "gcd" in variant else {},
+        cores=2, run_index=index, status=status, reason=reason, message=message, cpus="0,1",
+        argv=["exe", "fib"], wall_ns=50_000_000 + index, user_ns=40_000_000, sys_ns=5_000_000,
+        max_rss_bytes=17 * 1024 * 1024, max_rss_source="wait4 via launcher", threads_max=4,
+        voluntary_switches=10, involuntary_switches=2, exit_code=0,
+        iterations=[IterationRecord(i, t, result, verdict, i == 0) for i, t in enumerate(times)],
+        metrics={"spawns": 10945},
+    )
+
+
+RUNS = [
+    _run("swift/gcd", 0, [4_000_000, 3_100_000, 3_200_000, 3_300_000]),
+    _run("swift/gcd", 1, [4_100_000, 3_150_000, 3_250_000, 3_350_000]),
+    _run("swift/sc", 0, [9_000_000, 6_000_000, 6_100_000, 6_200_000]),
+    _run("swift/sc", 1, [9_000_000, 6_050_000], status=RunStatus.WRONG, reason=Reason.WRONG_RESULT,
+         message="iteration 1: got '1', expected '6765'", result="1", verdict="wrong"),
+]
+
+
+def _terminal() -> str:
+    console = Console(width=200, record=True, color_system=None, file=open(os.devnull, "w"))
+    print_summary(console, SESSION, summarise(RUNS))
+    return console.export_text()
+
+
+RENDERERS = {
+    "session.json": lambda: export.to_json(SESSION, RUNS),
+    "session.csv": lambda: export.to_csv(SESSION, RUNS),
+    "session.md": lambda: export.to_markdown(SESSION, summarise(RUNS)),
+    "session.txt": _terminal,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_output_matches_its_snapshot(name):
+    text = RENDERERS[name]()
+    path = SNAPSHOTS / name
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        path.write_text(text)
+    assert path.exists(), f"no snapshot {path.name}: run with UPDATE_SNAPSHOTS=1 once and review it"
+    assert text == path.read_text()

@@ -1,0 +1,30 @@
+"""Each implementation's own unit tests of its kernels, in its native framework, where installed."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from concbench import toolchains
+from concbench.catalog import load_implementation
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = sorted(p.name for p in (ROOT / "impls").iterdir() if (p / "impl.toml").is_file())
+
+
+def test_every_compiled_implementation_has_unit_tests():
+    for folder in FOLDERS:
+        impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
+        assert impl.test_command or impl.hidden, f"impls/{folder}/impl.toml has no [test] command"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", [f for f in FOLDERS if f != "fake"])
+def test_native_unit_tests(folder, tmp_path):
+    impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
+    found = toolchains.availability(impl)
+    if not found.available:
+        pytest.skip(f"{folder}: {found.reason}: its unit tests cannot run")
+    toolchains.build(impl, tmp_path)
+    done = subprocess.run(list(impl.test_command), cwd=impl.folder, capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, f"{folder}: {' '.join(impl.test_command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

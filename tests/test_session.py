@@ -1,0 +1,183 @@
+"""A session driven by an in-process scripted executor and a fake clock: no process, no sleep.
+
+Scheduling (interleaved rounds, skip after a timeout), judging (every way a run can end),
+stall detection and statistics are tested here exactly, and fast."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from concbench import runner
+from concbench.catalog import load_catalog
+from concbench.plan import Request, make_plan
+from concbench.records import RunStatus, SampleRecord
+from concbench.report.summary import summarise
+from concbench.session import Progress, Session, Settings
+from concbench.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+SECOND = 1_000_000_000
+
+
+@dataclass
+class Script:
+    """What one scripted process writes and how it ends."""
+
+    results: list[str] = field(default_factory=list)
+    ns: list[int] = field(default_factory=list)
+    metrics: dict | None = None
+    extra_lines: list[str] = field(default_factory=list)
+    hello: bool = True
+    exit_code: int | None = 0
+    signal: int | None = None
+    timed_out: bool = False
+    busy: bool = False            # CPU used in the last seconds before a timeout
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now_ns = 0
+
+    def advance(self, ns: int) -> int:
+        self.now_ns += ns
+        return self.now_ns
+
+
+class ScriptedExecutor:
+    """Plays a script per launch: the lines go through the session's own reader."""
+
+    def __init__(self, script) -> None:
+        self.script, self.clock, self.launched = script, FakeClock(), []
+
+    def execute(self, spec: runner.LaunchSpec, on_line, is_progress) -> runner.ProcessRecord:
+        args = dict(zip(spec.argv[::1], spec.argv[1:]))
+        self.launched.append((args["--param"], args["--model"]))
+        script = self.script(args["--model"], args["--param"])
+        record = runner.ProcessRecord(started=True)
+        start = self.clock.now_ns
+        lines = ([json.dumps({"hello": {"protocol": 1, "language": "fake", "runtime": "x", "model": "m"}})]
+                 if script.hello else [])
+        lines += [json.dumps({"iteration": i, "ns": ns, "result": r})
+                  for i, (r, ns) in enumerate(zip(script.results, script.ns))]
+        lines += script.extra_lines
+        if script.metrics is not None:
+            lines.append(json.dumps({"metrics": script.metrics}))
+        for line in lines:
+            self.clock.advance(sum(script.ns) // max(len(lines), 1))
+            stop = on_line(line)
+            if stop:
+                record.aborted = stop
+                break
+        if script.timed_out:
+            # Samples every 10 ms over a 3 s tail; an idle process's CPU time stops growing.
+            for step in range(300):
+                t = self.clock.advance(10_000_000)
+                cpu = step * 10_000_000 if script.busy else 0
+                record.samples.append(SampleRecord(t - start, 1 << 20, 2, cpu))
+            record.timed_out, record.timeout_kind = True, "deadline"
+            record.stall = runner.was_idle(record.samples, self.clock.now_ns - start)
+            record.signal = 9
+        else:
+            record.exit_code, record.signal = script.exit_code, script.signal
+        record.wall_ns = self.clock.now_ns - start
+        return record
+
+
+def _fib(n: int) -> str:
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return str(a)
+
+
+def right(model: str, param: str) -> Script:
+    return Script(results=[_fib(int(param))] * 3, ns=[1000, 2000, 3000])
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(ROOT)
+
+
+def _session(catalog, tmp_path, script, runs=1, **request):
+    request = Request(**{"benchmarks": ("fib",), "variants": ("fake/ok",), "cores": (1,), "iterations": 3,
+                         "warmup": 1, **request})
+    plan = make_plan(catalog, request, set(catalog.variants))
+    executor = ScriptedExecutor(script)
+    store = Store(tmp_path / "s.sqlite")
+    session_id = store.start_session("test", None, {}, {})
+    result = Session(catalog, store, Settings(runs=runs), Progress(), executor).execute(session_id, plan)
+    return result, executor, store, session_id
+
+
+def test_rounds_interleave_the_points(catalog, tmp_path):
+    _, executor, _, _ = _session(catalog, tmp_path, right, runs=3, params=("5", "10"))
+    assert [p for p, _ in executor.launched] == ["5", "10"] * 3
+
+
+def test_after_a_timeout_larger_sizes_of_the_line_are_skipped(catalog, tmp_path):
+    def script(model, param):
+        return Script(hello=True, timed_out=True) if param == "10" else right(model, param)
+
+    result, executor, _, _ = _session(catalog, tmp_path, script, runs=2, params=("5", "10", "15"))
+    assert [p for p, _ in executor.launched] == ["5", "10", "5", "10"]
+    statuses = [(r.param, r.status) for r in result.runs]
+    assert statuses == [("5", "ok"), ("10", "timeout"), ("15", "skipped")] * 2
+
+
+@pytest.mark.parametrize("script, status, reason, words", [
+    (Script(results=["55"] * 3, ns=[1, 2, 3]), "ok", None, ""),
+    (Script(results=["56"], ns=[1], timed_out=True), "wrong", "wrong-result", "then no iteration within the deadline"),
+    (Script(results=["56"], ns=[1], exit_code=None, signal=6), "wrong", "wrong-result", "then killed by signal 6"),
+    (Script(results=["55"] * 3, ns=[1, 2, 3], metrics={"spawns": 3}), "wrong", "metric", "spawns=3, the spec expects 176"),
+    (Script(results=["55"] * 3, ns=[1, 2, 3], metrics={"spawns": 176}), "ok", None, ""),
+    (Script(results=["55"], ns=[1], timed_out=True), "timeout", "timeout", "(stalled)"),
+    (Script(results=["55"], ns=[1], timed_out=True, busy=True), "timeout", "timeout", "after 1 iterations"),
+    (Script(results=["55"], ns=[1], exit_code=3), "crashed", "exit", "exit status 3"),
+    (Script(results=["55"], ns=[1], exit_code=None, signal=11), "crashed", "signal", "signal 11"),
+    (Script(results=["55"], ns=[1], extra_lines=["not json"]), "malformed", "protocol", "line 3"),
+    (Script(results=["55"] * 3, ns=[1, 2, 3], hello=False), "malformed", "protocol", "hello must come first"),
+    (Script(results=["55"] * 2, ns=[1, 2]), "malformed", "protocol", "ended after 2 of 3 iterations"),
+])
+def test_every_way_a_run_ends_is_judged(catalog, tmp_path, script, status, reason, words):
+    # fib 10 with count_spawns=1 and the 2-task shape of a described variant: the spec expects 176 spawns.
+    catalog = _with_shape(catalog)
+    result, _, _, _ = _session(catalog, tmp_path, lambda m, p: script, params=("10",),
+                               options=(("count_spawns", ("1",)), ("cutoff", ("0",))))
+    run = result.runs[0]
+    assert (run.status, run.reason) == (status, reason), run.message
+    assert words in run.message
+
+
+def _with_shape(catalog):
+    """fake/ok's fib, given the shape `asynclet` so the per-shape spawn counts apply to it."""
+    from dataclasses import replace
+
+    from concbench.catalog import Catalog
+    variant = catalog.variants["fake/ok"]
+    served = {**variant.served, "fib": replace(variant.served["fib"], shapes=("asynclet",))}
+    shaped = replace(variant, served=served)
+    return Catalog(catalog.root, catalog.benchmarks, catalog.implementations, {**catalog.variants, "fake/ok": shaped})
+
+
+def test_a_stall_is_an_idle_tail_and_a_busy_tail_is_not():
+    idle = [SampleRecord(t * 10_000_000, 0, 1, 5 * SECOND) for t in range(400)]
+    busy = [SampleRecord(t * 10_000_000, 0, 1, t * 10_000_000) for t in range(400)]
+    assert runner.was_idle(idle, 4 * SECOND) is True
+    assert runner.was_idle(busy, 4 * SECOND) is False
+    assert runner.was_idle([], 4 * SECOND) is None   # nothing sampled: unknown, not "no stall"
+
+
+def test_statistics_of_a_scripted_session(catalog, tmp_path):
+    def script(model, param):
+        return Script(results=[_fib(int(param))] * 5, ns=[900, 100, 200, 300, 400])
+
+    result, _, store, session_id = _session(catalog, tmp_path, script, runs=2, params=("5",), iterations=5)
+    (row,) = summarise(store.runs(session_id))
+    assert row.stats.n == 8                # 2 runs × 4 measured iterations; the warm-up 900 is left out
+    assert row.stats.median == 250 and row.stats.min == 100 and row.stats.max == 400
+    assert all(r.status == RunStatus.OK for r in result.runs)
