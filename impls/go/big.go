@@ -35,23 +35,26 @@ type bigCounts struct {
 	pings, pongs uint64
 }
 
-func prepareBig(c *cliArgs, shape string) (iterationFunc, error) {
-	n, err := parseInt(c.param, 1, 1<<24)
-	if err != nil {
-		return nil, usagef("--param %q (N, the number of workers): %v", c.param, err)
+const (
+	// bigMaxWorkers bounds N and H (the table's domains).
+	bigMaxWorkers = 1 << 16
+	// bigMaxSlots bounds the channel slots of a run, N·(min(N, H) + 1) of 8 bytes each
+	// (2 GiB): a combination of N and H the table's domains cannot express.
+	bigMaxSlots = 1 << 28
+)
+
+// prepareBig reads N, P and H, already inside their domains (main.go's table).
+func prepareBig(r *request) (iterationFunc, error) {
+	n, pings, hood := int(r.paramInt()), int(r.intOption("pings")), int(r.intOption("hood"))
+	if slots := int64(n) * int64(minInt(n, hood)+1); slots > bigMaxSlots {
+		return nil, usagef("--param %d with --option hood=%d: N·(min(N, H)+1) = %d channel slots, more than %d (2 GiB)",
+			n, hood, slots, bigMaxSlots)
 	}
-	pings, err := intOption(c, "pings", 16000, 0, 1<<31-1)
-	if err != nil {
-		return nil, err
+	switch r.shape {
+	case "csp":
+		return func() outcome { return runBigCSP(n, pings, hood) }, nil
 	}
-	hood, err := intOption(c, "hood", 1000, 1, 1<<24)
-	if err != nil {
-		return nil, err
-	}
-	if shape != "csp" {
-		return nil, usagef("unknown shape %q for big", shape)
-	}
-	return func() outcome { return runBigCSP(int(n), int(pings), int(hood)) }, nil
+	return nil, usagef("unknown shape %q for big", r.shape)
 }
 
 func runBigCSP(n, pings, hood int) outcome {

@@ -62,42 +62,44 @@ type game struct {
 // playFunc plays one game of c creatures and m meetings.
 type playFunc func(c int, m int64, gate bool) game
 
-func prepareChameneos(cl *cliArgs, shape string) (iterationFunc, error) {
+const (
+	// chameneosMaxMeetings bounds M (and redux's n): 2M stays within int64.
+	chameneosMaxMeetings = 1_000_000_000_000_000_000
+	// chameneosMaxCreatures bounds variant=encore's C: about 3 GB of goroutines and channels.
+	chameneosMaxCreatures = 1 << 20
+)
+
+// encoreCreatures is the domain of --param with variant=encore, narrower than the table's
+// param domain (the union with redux's n): a combination the table cannot express.
+var encoreCreatures = intDomain(2, chameneosMaxCreatures)
+
+// prepareChameneos reads the variant and its sizes, already inside their domains (main.go's
+// table), and rejects the combinations the table cannot express.
+func prepareChameneos(r *request) (iterationFunc, error) {
 	var play playFunc
-	switch shape {
+	switch r.shape {
 	case "rendezvous":
 		play = playRendezvous
 	case "message":
 		play = playMessage
 	default:
-		return nil, usagef("unknown shape %q for chameneos", shape)
+		return nil, usagef("unknown shape %q for chameneos", r.shape)
 	}
-	variant := cl.options["variant"]
-	if variant == "" {
-		variant = "encore"
-	}
-	switch variant {
+	switch variant := r.option("variant"); variant {
 	case "encore":
-		c, err := parseInt(cl.param, 2, 1<<24)
-		if err != nil {
-			return nil, usagef("--param %q (C, the number of creatures, at least 2): %v", cl.param, err)
+		if err := encoreCreatures.check(r.param); err != nil {
+			return nil, usagef("--param %q (C, the number of creatures, with variant=encore): %v", r.param, err)
 		}
-		m, err := intOption(cl, "meetings", 8000000, 1, 1<<62)
-		if err != nil {
-			return nil, err
-		}
-		return func() outcome { return runEncore(play, int(c), m) }, nil
+		c, m := int(r.paramInt()), r.intOption("meetings")
+		return func() outcome { return runEncore(play, c, m) }, nil
 	case "redux":
-		if _, given := cl.options["meetings"]; given {
+		if r.given("meetings") {
 			return nil, usagef("--option meetings belongs to variant=encore; with variant=redux the meetings per game are --param")
 		}
-		n, err := parseInt(cl.param, 1, 1<<62)
-		if err != nil {
-			return nil, usagef("--param %q (n, the meetings per game): %v", cl.param, err)
-		}
+		n := r.paramInt()
 		return func() outcome { return runRedux(play, n) }, nil
 	default:
-		return nil, usagef("--option variant=%s: expected encore or redux", variant)
+		return nil, usagef("--option variant=%s: not handled", variant)
 	}
 }
 

@@ -19,6 +19,10 @@ import (
 // fannkuchMaxN keeps n! within int64.
 const fannkuchMaxN = 20
 
+// fannkuchMaxChunks bounds K, so that per-chunk starts at most a million goroutines (a few GB
+// at most).
+const fannkuchMaxChunks = 1000000
+
 type fannkuchPartial struct {
 	maxFlips int
 	checksum int64
@@ -51,30 +55,23 @@ func newFannkuchPlan(n int, k int64) fannkuchPlan {
 	return p
 }
 
-func prepareFannkuch(c *cliArgs, shape string) (iterationFunc, error) {
-	n, err := parseInt(c.param, 1, fannkuchMaxN)
-	if err != nil {
-		return nil, usagef("--param %q (n, the permutation length, 1..%d): %v", c.param, fannkuchMaxN, err)
-	}
-	k, err := intOption(c, "chunks", 150, 1, 1<<40)
-	if err != nil {
-		return nil, err
-	}
-	plan := newFannkuchPlan(int(n), k)
+// prepareFannkuch reads n and K, already inside their domains (main.go's table).
+func prepareFannkuch(r *request) (iterationFunc, error) {
+	plan := newFannkuchPlan(int(r.paramInt()), r.intOption("chunks"))
 	var run func(fannkuchPlan) fannkuchPartial
-	switch shape {
+	switch r.shape {
 	case "per-chunk":
 		run = fannkuchPerChunk
 	case "pull":
 		run = fannkuchPull
 	default:
-		return nil, usagef("unknown shape %q for fannkuch", shape)
+		return nil, usagef("unknown shape %q for fannkuch", r.shape)
 	}
 	return func() outcome {
 		start := time.Now()
-		r := run(plan)
+		res := run(plan)
 		ns := time.Since(start).Nanoseconds()
-		return outcome{ns: ns, result: fmt.Sprintf("maxflips=%d checksum=%d", r.maxFlips, r.checksum),
+		return outcome{ns: ns, result: fmt.Sprintf("maxflips=%d checksum=%d", res.maxFlips, res.checksum),
 			metrics: []metric{intMetric("tasks", plan.tasks), intMetric("chunk", plan.chunk)}}
 	}, nil
 }
@@ -120,23 +117,8 @@ func fannkuchTask(plan *fannkuchPlan, t int64) fannkuchPartial {
 	if hi > plan.total {
 		hi = plan.total
 	}
-	var p, q, count, tmp [fannkuchMaxN]int
-	// Decode perm(lo), leaving the count array for next().
-	for i := 0; i < n; i++ {
-		p[i] = i
-	}
-	idx := lo
-	for k := n - 1; k >= 1; k-- {
-		d := int(idx / plan.fact[k])
-		idx %= plan.fact[k]
-		count[k] = d
-		if d > 0 { // rotate p[0..k] left by d
-			copy(tmp[:k+1], p[:k+1])
-			for j := 0; j <= k; j++ {
-				p[j] = tmp[(j+d)%(k+1)]
-			}
-		}
-	}
+	var p, q, count [fannkuchMaxN]int
+	fannkuchDecode(plan, lo, &p, &count)
 	var r fannkuchPartial
 	for i := lo; ; i++ {
 		if p[0] != 0 {
@@ -156,6 +138,26 @@ func fannkuchTask(plan *fannkuchPlan, t int64) fannkuchPartial {
 		nextPerm(&p, &count)
 	}
 	return r
+}
+
+// fannkuchDecode sets p to perm(idx), leaving the count array for nextPerm.
+func fannkuchDecode(plan *fannkuchPlan, idx int64, p, count *[fannkuchMaxN]int) {
+	var tmp [fannkuchMaxN]int
+	n := plan.n
+	for i := 0; i < n; i++ {
+		p[i] = i
+	}
+	for k := n - 1; k >= 1; k-- {
+		d := int(idx / plan.fact[k])
+		idx %= plan.fact[k]
+		count[k] = d
+		if d > 0 { // rotate p[0..k] left by d
+			copy(tmp[:k+1], p[:k+1])
+			for j := 0; j <= k; j++ {
+				p[j] = tmp[(j+d)%(k+1)]
+			}
+		}
+	}
 }
 
 // flips counts the prefix reversals of a copy of p until its first element is 0.

@@ -1,19 +1,166 @@
 // concbench-go: the Go implementation of concbench (model "goroutines").
 //
+//	concbench-go describe
 //	concbench-go <benchmark> --model <model> --param <value> --iterations <k>
 //	             [--workers <w>] [--option key=value]...
 //
 // stdout carries protocol lines only (one JSON object per line, each written with one
 // write call). Any argument error: one line on stderr, exit status 2, nothing on stdout.
+//
+// The table below (models, benchmarks) is the one declaration of what this binary serves:
+// `describe` prints it, and every argument check reads it (the generic domain checks of
+// check, then each benchmark's prepare for the combinations a domain cannot express).
 package main
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 )
+
+// ---- the table
+
+// models is every model this binary serves, with its one-line description.
+var models = map[string]string{
+	"goroutines": "goroutines and channels: a goroutine per actor, creature or chunk; GOMAXPROCS = cores",
+}
+
+// benchmarks is every benchmark this binary serves: the domain of --param, and per model the
+// shapes (the faithful port first) and the options besides shape, each with its domain.
+var benchmarks = map[string]*benchmarkDef{
+	"big": {
+		Param: intDomain(1, bigMaxWorkers),
+		Models: map[string]modelDef{
+			"goroutines": {
+				Shapes: []string{"csp"},
+				Options: map[string]domain{
+					"pings": intDomain(0, math.MaxInt32).withDefault("16000"),
+					"hood":  intDomain(1, bigMaxWorkers).withDefault("1000"),
+				},
+			},
+		},
+		prepare: prepareBig,
+	},
+	"chameneos": {
+		// The union of variant=encore's C (2..chameneosMaxCreatures, checked in
+		// prepareChameneos) and variant=redux's n, the meetings per game.
+		Param: intDomain(1, chameneosMaxMeetings),
+		Models: map[string]modelDef{
+			"goroutines": {
+				Shapes: []string{"rendezvous", "message"},
+				Options: map[string]domain{
+					"variant":  valuesDomain("encore", "redux").withDefault("encore"),
+					"meetings": intDomain(1, chameneosMaxMeetings).withDefault("8000000"),
+				},
+			},
+		},
+		prepare: prepareChameneos,
+	},
+	"fannkuch": {
+		Param: intDomain(1, fannkuchMaxN),
+		Models: map[string]modelDef{
+			"goroutines": {
+				Shapes: []string{"per-chunk", "pull"},
+				Options: map[string]domain{
+					"chunks": intDomain(1, fannkuchMaxChunks).withDefault("150"),
+				},
+			},
+		},
+		prepare: prepareFannkuch,
+	},
+}
+
+// benchmarkDef is one benchmark of the table. The exported fields are what describe prints.
+type benchmarkDef struct {
+	Param   domain              `json:"param"`
+	Models  map[string]modelDef `json:"models"`
+	prepare func(r *request) (iterationFunc, error)
+}
+
+// modelDef is what one model of a benchmark accepts: its shapes, faithful first, and its
+// options (shape not among them).
+type modelDef struct {
+	Shapes  []string          `json:"shapes"`
+	Options map[string]domain `json:"options"`
+}
+
+// ---- domains (docs/describe.md): exactly one of Int, Values, Pattern
+
+type domain struct {
+	Int     *intBounds `json:"int,omitempty"`
+	Values  []string   `json:"values,omitempty"`
+	Pattern string     `json:"pattern,omitempty"`
+	Default string     `json:"default,omitempty"` // documentation; used when the option is absent
+}
+
+// intBounds are inclusive; a nil bound is left out.
+type intBounds struct {
+	Min *int64 `json:"min,omitempty"`
+	Max *int64 `json:"max,omitempty"`
+}
+
+func intDomain(lo, hi int64) domain { return domain{Int: &intBounds{Min: &lo, Max: &hi}} }
+
+func valuesDomain(values ...string) domain { return domain{Values: values} }
+
+func (d domain) withDefault(s string) domain {
+	d.Default = s
+	return d
+}
+
+// decimalInt is the syntax of an int domain's values: an optional '-', then digits only
+// (strconv alone would also take a leading '+').
+var decimalInt = regexp.MustCompile(`^-?[0-9]+$`)
+
+// check tells whether s is inside the domain; the error says why not.
+func (d domain) check(s string) error {
+	switch {
+	case d.Int != nil:
+		if !decimalInt.MatchString(s) {
+			return fmt.Errorf("not a decimal integer")
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("out of range%s", d.Int.describe())
+		}
+		if (d.Int.Min != nil && v < *d.Int.Min) || (d.Int.Max != nil && v > *d.Int.Max) {
+			return fmt.Errorf("out of range%s", d.Int.describe())
+		}
+		return nil
+	case d.Values != nil:
+		for _, v := range d.Values {
+			if s == v {
+				return nil
+			}
+		}
+		return fmt.Errorf("expected one of %s", strings.Join(d.Values, ", "))
+	case d.Pattern != "":
+		if !regexp.MustCompile("^(?:" + d.Pattern + ")$").MatchString(s) {
+			return fmt.Errorf("does not match %s", d.Pattern)
+		}
+		return nil
+	}
+	return fmt.Errorf("empty domain")
+}
+
+func (b *intBounds) describe() string {
+	switch {
+	case b.Min != nil && b.Max != nil:
+		return fmt.Sprintf(" %d..%d", *b.Min, *b.Max)
+	case b.Min != nil:
+		return fmt.Sprintf(" (at least %d)", *b.Min)
+	case b.Max != nil:
+		return fmt.Sprintf(" (at most %d)", *b.Max)
+	}
+	return ""
+}
+
+// ---- the command line
 
 // usageError is a bad command line; main turns it into exit status 2.
 type usageError struct{ msg string }
@@ -29,18 +176,23 @@ func fatal(format string, args ...any) {
 }
 
 func main() {
+	out := newWriter(os.Stdout)
+	if len(os.Args) == 2 && os.Args[1] == "describe" {
+		out.describe()
+		return
+	}
 	cli, err := parseArgs(os.Args[1:])
+	var r *request
 	var job iterationFunc
 	if err == nil {
-		job, err = prepare(cli)
+		r, job, err = resolve(cli)
 	}
 	if err != nil {
 		msg := strings.NewReplacer("\n", " ", "\r", " ").Replace(err.Error())
 		fmt.Fprintf(os.Stderr, "concbench-go: %s\n", msg)
 		os.Exit(2)
 	}
-	out := newWriter(os.Stdout)
-	out.hello(cli.model)
+	out.hello(r.model)
 	var last outcome
 	for i := 0; i < cli.iterations; i++ {
 		// Garbage from the previous iteration is collected here, outside the timed region,
@@ -54,7 +206,7 @@ func main() {
 	}
 }
 
-// cliArgs is the parsed command line of the protocol.
+// cliArgs is the parsed command line of the protocol, values not checked against the table.
 type cliArgs struct {
 	benchmark  string
 	model      string
@@ -64,11 +216,20 @@ type cliArgs struct {
 	options    map[string]string
 }
 
+// The protocol's own flags: --iterations and --workers are positive integers.
+var (
+	iterationsDomain = intDomain(1, math.MaxInt32)
+	workersDomain    = intDomain(1, 1<<20)
+)
+
 func parseArgs(argv []string) (*cliArgs, error) {
 	if len(argv) == 0 {
-		return nil, usagef("usage: concbench-go <benchmark> --model M --param P --iterations K [--workers W] [--option key=value]...")
+		return nil, usagef("usage: concbench-go describe | <benchmark> --model M --param P --iterations K [--workers W] [--option key=value]...")
 	}
 	a := &cliArgs{benchmark: argv[0], options: map[string]string{}}
+	if a.benchmark == "describe" {
+		return nil, usagef("describe takes no other argument")
+	}
 	if strings.HasPrefix(a.benchmark, "-") {
 		return nil, usagef("the first argument must be the benchmark, got %q", a.benchmark)
 	}
@@ -96,20 +257,18 @@ func parseArgs(argv []string) (*cliArgs, error) {
 		case "--param":
 			a.param, haveParam = value, true
 		case "--iterations":
-			n, err := parseInt(value, 1, 1<<31-1)
-			if err != nil {
+			if err := iterationsDomain.check(value); err != nil {
 				return nil, usagef("--iterations %q: %v", value, err)
 			}
-			a.iterations, haveIterations = int(n), true
+			a.iterations, haveIterations = int(mustParseInt(value)), true
 		case "--workers":
-			n, err := parseInt(value, 1, 1<<20)
-			if err != nil {
+			if err := workersDomain.check(value); err != nil {
 				return nil, usagef("--workers %q: %v", value, err)
 			}
-			a.workers = int(n)
+			a.workers = int(mustParseInt(value))
 		case "--option":
 			key, v, ok := strings.Cut(value, "=")
-			if !ok || key == "" || v == "" {
+			if !ok || key == "" {
 				return nil, usagef("--option %q: expected key=value", value)
 			}
 			a.options[key] = v // the last one given wins
@@ -126,73 +285,106 @@ func parseArgs(argv []string) (*cliArgs, error) {
 	return a, nil
 }
 
-// parseInt reads a plain decimal integer in [lo, hi].
-func parseInt(s string, lo, hi int64) (int64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty")
+// mustParseInt reads a value an int domain has already accepted.
+func mustParseInt(s string) int64 {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		panic(fmt.Sprintf("mustParseInt(%q) after the domain check: %v", s, err))
 	}
-	var v int64
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("not a non-negative integer")
+	return v
+}
+
+// request is a command line checked against the table: what a benchmark's prepare reads.
+type request struct {
+	benchmark string
+	model     string
+	shape     string // "" when the model has no shapes
+	param     string
+	options   map[string]string // every key is in def.Options and its value inside its domain
+	def       modelDef
+}
+
+// paramInt is --param of a benchmark whose param domain is an int domain.
+func (r *request) paramInt() int64 { return mustParseInt(r.param) }
+
+// option is the value given for key, or the table's default when it is absent.
+func (r *request) option(key string) string {
+	if v, ok := r.options[key]; ok {
+		return v
+	}
+	d, ok := r.def.Options[key]
+	if !ok {
+		panic(fmt.Sprintf("option %q is not in the table for %s --model %s", key, r.benchmark, r.model))
+	}
+	return d.Default
+}
+
+func (r *request) intOption(key string) int64 { return mustParseInt(r.option(key)) }
+
+func (r *request) given(key string) bool {
+	_, ok := r.options[key]
+	return ok
+}
+
+// resolve checks the command line against the table (benchmark, model, --param, shape,
+// option keys and values), then lets the benchmark check the combinations its domains cannot
+// express and prepare the run; nothing runs yet.
+func resolve(c *cliArgs) (*request, iterationFunc, error) {
+	def, ok := benchmarks[c.benchmark]
+	if !ok {
+		return nil, nil, usagef("unknown benchmark %q (known: %s)", c.benchmark, sortedKeys(benchmarks))
+	}
+	m, ok := def.Models[c.model]
+	if !ok {
+		return nil, nil, usagef("unknown model %q for %s (known: %s)", c.model, c.benchmark, sortedKeys(def.Models))
+	}
+	if err := def.Param.check(c.param); err != nil {
+		return nil, nil, usagef("--param %q for %s: %v", c.param, c.benchmark, err)
+	}
+	r := &request{benchmark: c.benchmark, model: c.model, param: c.param, options: map[string]string{}, def: m}
+	if len(m.Shapes) > 0 {
+		r.shape = m.Shapes[0]
+	}
+	keys := make([]string, 0, len(c.options))
+	for k := range c.options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		value := c.options[key]
+		if key == "shape" && len(m.Shapes) > 0 {
+			if err := valuesDomain(m.Shapes...).check(value); err != nil {
+				return nil, nil, usagef("unknown shape %q for %s --model %s (%v)", value, c.benchmark, c.model, err)
+			}
+			r.shape = value
+			continue
 		}
-		if v > (hi-int64(c-'0'))/10 {
-			return 0, fmt.Errorf("larger than %d", hi)
+		d, ok := m.Options[key]
+		if !ok {
+			return nil, nil, usagef("unknown option %q for %s --model %s (known: %s)", key, c.benchmark, c.model, knownOptions(m))
 		}
-		v = v*10 + int64(c-'0')
+		if err := d.check(value); err != nil {
+			return nil, nil, usagef("--option %s=%s: %v", key, value, err)
+		}
+		r.options[key] = value
 	}
-	if v < lo {
-		return 0, fmt.Errorf("smaller than %d", lo)
+	job, err := def.prepare(r)
+	if err != nil {
+		return nil, nil, err
 	}
-	return v, nil
+	return r, job, nil
 }
 
-// outcome is one timed iteration: its time, its result string and its extra metrics.
-type outcome struct {
-	ns      int64
-	result  string
-	metrics []metric
-}
-
-// metric is one named figure; value is already a JSON number.
-type metric struct {
-	name  string
-	value string
-}
-
-func intMetric(name string, v int64) metric { return metric{name, fmt.Sprint(v)} }
-
-func floatMetric(name string, v float64) metric {
-	return metric{name, formatFloat(v)}
-}
-
-// iterationFunc runs one timed iteration.
-type iterationFunc func() outcome
-
-// benchmarkDef is one benchmark of this implementation: its models with their shapes (the
-// default first), the option keys it accepts besides shape, and how a run is prepared.
-type benchmarkDef struct {
-	models  map[string][]string
-	options []string
-	prepare func(c *cliArgs, shape string) (iterationFunc, error)
-}
-
-var benchmarks = map[string]benchmarkDef{
-	"big": {
-		models:  map[string][]string{"goroutines": {"csp"}},
-		options: []string{"pings", "hood"},
-		prepare: prepareBig,
-	},
-	"chameneos": {
-		models:  map[string][]string{"goroutines": {"rendezvous", "message"}},
-		options: []string{"variant", "meetings"},
-		prepare: prepareChameneos,
-	},
-	"fannkuch": {
-		models:  map[string][]string{"goroutines": {"per-chunk", "pull"}},
-		options: []string{"chunks"},
-		prepare: prepareFannkuch,
-	},
+func knownOptions(m modelDef) string {
+	keys := []string{}
+	if len(m.Shapes) > 0 {
+		keys = append(keys, "shape")
+	}
+	for k := range m.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
 }
 
 func sortedKeys[V any](m map[string]V) string {
@@ -204,52 +396,25 @@ func sortedKeys[V any](m map[string]V) string {
 	return strings.Join(keys, ", ")
 }
 
-// prepare checks the benchmark, model, shape and option keys, then lets the benchmark
-// check its parameter and option values; nothing runs yet.
-func prepare(c *cliArgs) (iterationFunc, error) {
-	def, ok := benchmarks[c.benchmark]
-	if !ok {
-		return nil, usagef("unknown benchmark %q (known: %s)", c.benchmark, sortedKeys(benchmarks))
-	}
-	shapes, ok := def.models[c.model]
-	if !ok {
-		return nil, usagef("unknown model %q for %s (known: %s)", c.model, c.benchmark, sortedKeys(def.models))
-	}
-	shape := shapes[0]
-	if s, given := c.options["shape"]; given {
-		found := false
-		for _, known := range shapes {
-			found = found || s == known
-		}
-		if !found {
-			return nil, usagef("unknown shape %q for %s --model %s (known: %s)", s, c.benchmark, c.model, strings.Join(shapes, ", "))
-		}
-		shape = s
-	}
-	for key := range c.options {
-		if key == "shape" {
-			continue
-		}
-		known := false
-		for _, k := range def.options {
-			known = known || key == k
-		}
-		if !known {
-			return nil, usagef("unknown option %q for %s (known: shape, %s)", key, c.benchmark, strings.Join(def.options, ", "))
-		}
-	}
-	return def.prepare(c, shape)
+// ---- what an iteration gives
+
+// outcome is one timed iteration: its time, its result string and its extra metrics.
+type outcome struct {
+	ns      int64
+	result  string
+	metrics []metric
 }
 
-// intOption reads an integer option in [lo, hi], or gives def when it is absent.
-func intOption(c *cliArgs, key string, def, lo, hi int64) (int64, error) {
-	s, ok := c.options[key]
-	if !ok {
-		return def, nil
-	}
-	v, err := parseInt(s, lo, hi)
-	if err != nil {
-		return 0, usagef("--option %s=%s: %v", key, s, err)
-	}
-	return v, nil
+// metric is one named figure: an int64, or a float64 (NaN and infinities are left out of
+// the metrics line: JSON has no such numbers).
+type metric struct {
+	name  string
+	value any
 }
+
+func intMetric(name string, v int64) metric { return metric{name, v} }
+
+func floatMetric(name string, v float64) metric { return metric{name, v} }
+
+// iterationFunc runs one timed iteration.
+type iterationFunc func() outcome

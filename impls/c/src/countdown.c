@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXK 32                 /* most input numbers accepted */
+#define MAXK CD_MAXK
 #define MAXL (2 * MAXK)         /* live links: at most one per leaf and per composed value */
 #define TEXTMAX 1024            /* longest solution text (k <= 32 numbers of <= 10 digits) */
 #define SPLIT_EST 5             /* the split point; independent of N and of the core count */
@@ -431,14 +431,7 @@ static void cpool_wait_idle(cpool *p)
 
 /* ------------------------------------------------------------------ instances */
 
-typedef struct {
-    const char *name;
-    uint32_t goal;
-    int k;
-    uint32_t numbers[8];
-} named_instance;
-
-static const named_instance NAMED[] = {
+const cd_named_instance cd_named[] = {
     {"t4a", 24, 4, {1, 2, 3, 4}},
     {"t4b", 1, 4, {1, 1, 1, 1}},
     {"t5", 120, 5, {1, 2, 3, 4, 5}},
@@ -447,37 +440,33 @@ static const named_instance NAMED[] = {
     {"q7", 952, 7, {100, 75, 50, 25, 10, 5, 1}},
     {"p8", 952, 8, {100, 75, 50, 25, 10, 5, 1, 2}},
 };
+const size_t cd_nnamed = sizeof cd_named / sizeof cd_named[0];
 
-typedef struct {
-    uint32_t goal;
-    int k;
-    uint32_t numbers[MAXK];
-} instance;
+#define CD_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
-/* A named instance, or GOAL:N1-N2-... with decimal numbers. */
-static void parse_instance(const char *param, instance *out)
+int cd_parse_instance(const char *param, cd_instance *out, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof NAMED / sizeof NAMED[0]; i++) {
-        if (strcmp(param, NAMED[i].name) == 0) {
-            out->goal = NAMED[i].goal;
-            out->k = NAMED[i].k;
-            memcpy(out->numbers, NAMED[i].numbers, (size_t)NAMED[i].k * sizeof(uint32_t));
-            return;
+    for (size_t i = 0; i < cd_nnamed; i++) {
+        if (strcmp(param, cd_named[i].name) == 0) {
+            out->goal = cd_named[i].goal;
+            out->k = cd_named[i].k;
+            memcpy(out->numbers, cd_named[i].numbers, (size_t)cd_named[i].k * sizeof(uint32_t));
+            return 0;
         }
     }
     const char *colon = strchr(param, ':');
     if (colon == NULL)
-        usage_error("countdown --param: unknown instance '%s' (named: t4a t4b t5 t6a t6b q7 p8, "
-                    "or GOAL:N1-N2-... such as 317:3-7-8-50-75-4)", param);
+        CD_FAIL("countdown --param: unknown instance '%s' (named: t4a t4b t5 t6a t6b q7 p8, "
+                "or GOAL:N1-N2-... such as 317:3-7-8-50-75-4)", param);
     char buf[256];
     size_t glen = (size_t)(colon - param);
     if (glen == 0 || glen >= sizeof buf)
-        usage_error("countdown --param: malformed goal in '%s'", param);
+        CD_FAIL("countdown --param: malformed goal in '%s'", param);
     memcpy(buf, param, glen);
     buf[glen] = '\0';
-    uint64_t v;
-    if (parse_u64(buf, 0, UINT32_MAX, &v) != 0)
-        usage_error("countdown --param: malformed goal in '%s'", param);
+    long long v;
+    if (parse_int(buf, 0, UINT32_MAX, &v) != 0)
+        CD_FAIL("countdown --param: malformed goal in '%s'", param);
     out->goal = (uint32_t)v;
     out->k = 0;
     const char *p = colon + 1;
@@ -485,18 +474,20 @@ static void parse_instance(const char *param, instance *out)
         const char *dash = strchr(p, '-');
         size_t len = dash ? (size_t)(dash - p) : strlen(p);
         if (len == 0 || len >= sizeof buf)
-            usage_error("countdown --param: malformed number list in '%s'", param);
+            CD_FAIL("countdown --param: malformed number list in '%s'", param);
         memcpy(buf, p, len);
         buf[len] = '\0';
-        if (parse_u64(buf, 1, UINT32_MAX, &v) != 0)
-            usage_error("countdown --param: numbers must be integers >= 1, got '%s' in '%s'", buf, param);
+        if (parse_int(buf, 1, UINT32_MAX, &v) != 0)
+            CD_FAIL("countdown --param: numbers must be integers >= 1, got '%s' in '%s'", buf, param);
         if (out->k == MAXK)
-            usage_error("countdown --param: at most %d numbers", MAXK);
+            CD_FAIL("countdown --param: at most %d numbers in '%s'", MAXK, param);
         out->numbers[out->k++] = (uint32_t)v;
         if (dash == NULL)
             break;
         p = dash + 1;
     }
+    if (out->k < 2)
+        CD_FAIL("countdown --param: at least 2 numbers wanted in '%s'", param);
     /* Accumulators are 32-bit, as in the original. Any value or accumulator built from the numbers
        n_i is at most prod(n_i + 1) - 1, so refuse instances where that bound passes 2^32 rather than
        compute with wrapped values. Every named instance passes (p8: 4 030 636 896). */
@@ -504,14 +495,13 @@ static void parse_instance(const char *param, instance *out)
     for (int i = 0; i < out->k; i++) {
         bound *= (uint64_t)out->numbers[i] + 1;
         if (bound > ((uint64_t)1 << 32))
-            usage_error("countdown --param: '%s' could overflow 32-bit accumulators "
-                        "(product of (n+1) must be <= 2^32)", param);
+            CD_FAIL("countdown --param: '%s' could overflow 32-bit accumulators "
+                    "(the product of (n+1) over its numbers must be <= 2^32)", param);
     }
+    return 0;
 }
 
-/* ------------------------------------------------------------------ driver */
-
-enum model { M_DISPATCH, M_THREADS, M_PLAIN };
+/* ------------------------------------------------------------------ the search */
 
 static uint64_t fnv1a64(const char *s)
 {
@@ -523,7 +513,7 @@ static uint64_t fnv1a64(const char *s)
     return h;
 }
 
-static void search_init(search_t *s, const instance *in, run_t *r, int split)
+static void search_init(search_t *s, const cd_instance *in, run_t *r, int split)
 {
     s->len = in->k;
     s->cur = 0;
@@ -546,115 +536,102 @@ static void solve(search_t *s)
     floor_(s, MUL);
 }
 
-int bench_countdown(cli_args *a)
+/* ------------------------------------------------------------------ life cycle */
+
+struct cd_ctx {
+    cd_shape shape;
+    cd_instance in;
+    int window;
+    cpool pool;                 /* CD_THREADS */
+};
+
+cd_ctx *cd_new(cd_shape shape, const cd_instance *in, int window)
 {
-    enum model model;
-    const char *def;
-    if (strcmp(a->model, "libdispatch") == 0) {
-        model = M_DISPATCH;
-        def = "dispatch";
-    } else if (strcmp(a->model, "pthreads") == 0) {
-        model = M_THREADS;
-        def = "threads";
-    } else if (strcmp(a->model, "seq") == 0) {
-        model = M_PLAIN;
-        def = "plain";
+    if (in->k < 1 || in->k > MAXK || window < 1)
+        fatal("cd_new: k = %d, window = %d out of range", in->k, window);
+    cd_ctx *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        fatal("out of memory");
+    c->shape = shape;
+    c->in = *in;
+    c->window = window;
+    if (shape == CD_THREADS)
+        cpool_start(&c->pool, window);  /* once, outside the timed region: the standing pool */
+    return c;
+}
+
+void cd_iteration(cd_ctx *c, cd_result *out, int64_t *ns, char ***solutions)
+{
+    run_t r;
+    memset(&r, 0, sizeof r);
+    pthread_mutex_init(&r.sol_lock, NULL);
+    pthread_mutex_init(&r.buf_lock, NULL);
+    search_t *main_search = malloc(sizeof *main_search);
+    if (main_search == NULL)
+        fatal("out of memory");
+
+    int64_t t0 = now_ns();
+    switch (c->shape) {
+    case CD_DISPATCH:
+        r.emit = emit_dispatch;
+        r.sem = dispatch_semaphore_create(c->window);
+        r.group = dispatch_group_create();
+        r.queue = dispatch_get_global_queue(DISPATCH_QUEUE_PRIORITY_DEFAULT, 0);
+        search_init(main_search, &c->in, &r, 1);
+        solve(main_search);
+        dispatch_group_wait(r.group, DISPATCH_TIME_FOREVER);
+        break;
+    case CD_THREADS:
+        r.emit = emit_threads;
+        r.pool = &c->pool;
+        search_init(main_search, &c->in, &r, 1);
+        solve(main_search);
+        cpool_wait_idle(&c->pool);
+        break;
+    case CD_PLAIN:
+        search_init(main_search, &c->in, &r, 0);
+        solve(main_search);
+        break;
+    }
+    int64_t t1 = now_ns();
+    *ns = t1 - t0;
+
+    if (c->shape == CD_DISPATCH) {
+        dispatch_release(r.group);
+        dispatch_release(r.sem);
+    }
+    out->batches = r.batches;
+    out->calls = main_search->calls;
+    while (r.all != NULL) {
+        batch_t *next = r.all->next_all;
+        out->calls += r.all->calls;
+        free(r.all);
+        r.all = next;
+    }
+    free(main_search);
+
+    qsort(r.sols, r.nsols, sizeof(char *), cmp_text);
+    uint64_t cs = 0;
+    for (size_t k = 0; k < r.nsols; k++)
+        cs += fnv1a64(r.sols[k]) * (uint64_t)(k + 1);
+    out->solutions = r.nsols;
+    out->checksum = cs;
+    if (solutions != NULL) {
+        *solutions = r.sols;
     } else {
-        usage_error("countdown has no model '%s' (models: libdispatch, pthreads, seq)", a->model);
-    }
-    const char *shape = option_take(a, "shape");
-    if (shape != NULL && strcmp(shape, def) != 0)
-        usage_error("countdown model %s has no shape '%s' (shapes: %s)", a->model, shape, def);
-    /* window: the cap N on outstanding micro-batches; default --workers (the cores given). The
-       sequential model accepts and ignores it. */
-    const char *wopt = option_take(a, "window");
-    int window = a->workers;
-    if (wopt != NULL) {
-        uint64_t w;
-        if (parse_u64(wopt, 1, 4096, &w) != 0)
-            usage_error("countdown --option window wants an integer in 1..4096, got '%s'", wopt);
-        window = (int)w;
-    }
-    options_check_all_used(a);
-    instance in;
-    parse_instance(a->param, &in);
-
-    emit_hello(a->model);
-
-    cpool pool;
-    if (model == M_THREADS)
-        cpool_start(&pool, window);     /* once, outside the timed region: the standing pool */
-
-    uint64_t batches = 0, calls = 0;
-    for (int it = 0; it < a->iterations; it++) {
-        run_t r;
-        memset(&r, 0, sizeof r);
-        pthread_mutex_init(&r.sol_lock, NULL);
-        pthread_mutex_init(&r.buf_lock, NULL);
-        search_t *main_search = malloc(sizeof *main_search);
-        if (main_search == NULL)
-            fatal("out of memory");
-
-        int64_t t0 = now_ns();
-        switch (model) {
-        case M_DISPATCH:
-            r.emit = emit_dispatch;
-            r.sem = dispatch_semaphore_create(window);
-            r.group = dispatch_group_create();
-            r.queue = dispatch_get_global_queue(DISPATCH_QUEUE_PRIORITY_DEFAULT, 0);
-            search_init(main_search, &in, &r, 1);
-            solve(main_search);
-            dispatch_group_wait(r.group, DISPATCH_TIME_FOREVER);
-            break;
-        case M_THREADS:
-            r.emit = emit_threads;
-            r.pool = &pool;
-            search_init(main_search, &in, &r, 1);
-            solve(main_search);
-            cpool_wait_idle(&pool);
-            break;
-        case M_PLAIN:
-            search_init(main_search, &in, &r, 0);
-            solve(main_search);
-            break;
-        }
-        int64_t t1 = now_ns();
-
-        if (model == M_DISPATCH) {
-            dispatch_release(r.group);
-            dispatch_release(r.sem);
-        }
-        batches = r.batches;
-        calls = main_search->calls;
-        while (r.all != NULL) {
-            batch_t *next = r.all->next_all;
-            calls += r.all->calls;
-            free(r.all);
-            r.all = next;
-        }
-        free(main_search);
-
-        qsort(r.sols, r.nsols, sizeof(char *), cmp_text);
-        uint64_t cs = 0;
-        for (size_t k = 0; k < r.nsols; k++) {
-            cs += fnv1a64(r.sols[k]) * (uint64_t)(k + 1);
+        for (size_t k = 0; k < r.nsols; k++)
             free(r.sols[k]);
-        }
-        char result[96];
-        snprintf(result, sizeof result, "solutions=%zu checksum=%llu", r.nsols, (unsigned long long)cs);
         free(r.sols);
-        pthread_mutex_destroy(&r.sol_lock);
-        pthread_mutex_destroy(&r.buf_lock);
-        emit_iteration(it, t1 - t0, result);
     }
+    pthread_mutex_destroy(&r.sol_lock);
+    pthread_mutex_destroy(&r.buf_lock);
+}
 
-    if (model == M_THREADS)
-        cpool_stop(&pool);
-    if (model == M_PLAIN)
-        printf("{\"metrics\": {\"calls\": %llu}}\n", (unsigned long long)calls);
-    else
-        printf("{\"metrics\": {\"batches\": %llu, \"calls\": %llu}}\n", (unsigned long long)batches,
-               (unsigned long long)calls);
-    fflush(stdout);
-    return 0;
+void cd_free(cd_ctx *c)
+{
+    if (c == NULL)
+        return;
+    if (c->shape == CD_THREADS)
+        cpool_stop(&c->pool);
+    free(c);
 }

@@ -14,6 +14,10 @@
  *
  * Every model runs the same chunk routine: decode the chunk's first index into a permutation and its
  * count array, then step with Mazurov's next() until the chunk ends; the parity is the global index's.
+ *
+ * Result slots (per task for apply/group, per thread for counter) are reused across iterations, so
+ * before each iteration they are reset to FK_UNWRITTEN, and combining fails if one was not written in
+ * this iteration: a task that silently did not run cannot pass on the previous iteration's value.
  */
 #define _GNU_SOURCE
 #include "common.h"
@@ -25,13 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXN 16                 /* largest n accepted; 16! still fits comfortably in 64 bits */
-#define MAXCHUNKS 10000000u     /* largest K accepted (bounds the per-task result slots) */
-
-typedef struct {
-    int64_t maxflips;
-    int64_t checksum;
-} fk_result;
+#define MAXN FK_MAXN
 
 typedef struct {
     int n;
@@ -143,7 +141,7 @@ typedef struct {
 typedef struct {
     counter_shared *shared;
     pthread_t thread;
-    fk_result result;
+    fk_result result;           /* this thread's slot */
 } counter_worker;
 
 static void *counter_main(void *arg)
@@ -161,7 +159,8 @@ static void *counter_main(void *arg)
     return NULL;
 }
 
-static fk_result solve_counter(const fk_plan *pl, counter_worker *workers, int nworkers)
+static int solve_counter(const fk_plan *pl, counter_worker *workers, int nworkers, fk_result *out,
+                         uint64_t *missing)
 {
     counter_shared s;
     s.plan = pl;
@@ -171,12 +170,18 @@ static fk_result solve_counter(const fk_plan *pl, counter_worker *workers, int n
         if (pthread_create(&workers[i].thread, NULL, counter_main, &workers[i]) != 0)
             fatal("pthread_create failed");
     }
+    for (int i = 0; i < nworkers; i++)
+        pthread_join(workers[i].thread, NULL);
     fk_result total = { 0, 0 };
     for (int i = 0; i < nworkers; i++) {
-        pthread_join(workers[i].thread, NULL);
+        if (workers[i].result.maxflips == FK_UNWRITTEN) {
+            *missing = (uint64_t)i;
+            return -1;
+        }
         combine(&total, workers[i].result);
     }
-    return total;
+    *out = total;
+    return 0;
 }
 
 /* ------------------------------------------------------------------ libdispatch / apply, group */
@@ -184,35 +189,48 @@ static fk_result solve_counter(const fk_plan *pl, counter_worker *workers, int n
 typedef struct {
     const fk_plan *plan;
     fk_result *slots;
+    uint64_t skip;              /* fk_test_skip_task; UINT64_MAX: none */
 } slot_ctx;
 
 static void apply_task(void *context, size_t t)
 {
     slot_ctx *c = context;
+    if ((uint64_t)t == c->skip)
+        return;
     c->slots[t] = run_task(c->plan, t);
 }
 
-static fk_result combine_slots(const fk_result *slots, uint64_t tasks)
+int fk_combine_slots(const fk_result *slots, uint64_t count, fk_result *out, uint64_t *missing)
 {
     fk_result total = { 0, 0 };
-    for (uint64_t t = 0; t < tasks; t++)
+    for (uint64_t t = 0; t < count; t++) {
+        if (slots[t].maxflips == FK_UNWRITTEN) {
+            *missing = t;
+            return -1;
+        }
         combine(&total, slots[t]);
-    return total;
+    }
+    *out = total;
+    return 0;
 }
 
-static fk_result solve_apply(const fk_plan *pl, fk_result *slots)
+static int solve_apply(const fk_plan *pl, fk_result *slots, uint64_t skip, fk_result *out,
+                       uint64_t *missing)
 {
-    slot_ctx c = { pl, slots };
+    slot_ctx c = { pl, slots, skip };
     dispatch_queue_t q = dispatch_get_global_queue(DISPATCH_QUEUE_PRIORITY_DEFAULT, 0);
     dispatch_apply_f((size_t)pl->tasks, q, &c, apply_task);
-    return combine_slots(slots, pl->tasks);
+    return fk_combine_slots(slots, pl->tasks, out, missing);
 }
 
-static fk_result solve_group(const fk_plan *pl, fk_result *slots)
+static int solve_group(const fk_plan *pl, fk_result *slots, uint64_t skip, fk_result *out,
+                       uint64_t *missing)
 {
     dispatch_queue_t q = dispatch_get_global_queue(DISPATCH_QUEUE_PRIORITY_DEFAULT, 0);
     dispatch_group_t group = dispatch_group_create();
     for (uint64_t t = 0; t < pl->tasks; t++) {
+        if (t == skip)
+            continue;
         fk_result *slot = &slots[t];
         dispatch_group_async(group, q, ^{
             *slot = run_task(pl, t);
@@ -220,7 +238,7 @@ static fk_result solve_group(const fk_plan *pl, fk_result *slots)
     }
     dispatch_group_wait(group, DISPATCH_TIME_FOREVER);
     dispatch_release(group);
-    return combine_slots(slots, pl->tasks);
+    return fk_combine_slots(slots, pl->tasks, out, missing);
 }
 
 /* ------------------------------------------------------------------ seq / loop */
@@ -233,89 +251,99 @@ static fk_result solve_loop(const fk_plan *pl)
     return total;
 }
 
-/* ------------------------------------------------------------------ entry */
+/* ------------------------------------------------------------------ life cycle */
 
-int bench_fannkuch(cli_args *a)
+struct fk_ctx {
+    fk_shape shape;
+    fk_plan plan;
+    int nworkers;
+    fk_result *slots;           /* apply, group: one per task */
+    counter_worker *workers;    /* counter: one per thread */
+    uint64_t skip;
+};
+
+fk_ctx *fk_new(fk_shape shape, int n, uint64_t chunks, int workers)
 {
-    enum { COUNTER, APPLY, GROUP, LOOP } kind;
-    const char *shape = option_take(a, "shape");
-    if (strcmp(a->model, "pthreads") == 0) {
-        if (shape != NULL && strcmp(shape, "counter") != 0)
-            usage_error("fannkuch model pthreads has no shape '%s' (shapes: counter)", shape);
-        kind = COUNTER;
-    } else if (strcmp(a->model, "libdispatch") == 0) {
-        if (shape == NULL || strcmp(shape, "apply") == 0)
-            kind = APPLY;
-        else if (strcmp(shape, "group") == 0)
-            kind = GROUP;
-        else
-            usage_error("fannkuch model libdispatch has no shape '%s' (shapes: apply, group)", shape);
-    } else if (strcmp(a->model, "seq") == 0) {
-        if (shape != NULL && strcmp(shape, "loop") != 0)
-            usage_error("fannkuch model seq has no shape '%s' (shapes: loop)", shape);
-        kind = LOOP;
-    } else {
-        usage_error("fannkuch has no model '%s' (models: libdispatch, pthreads, seq)", a->model);
-    }
-    const char *kopt = option_take(a, "chunks");
-    uint64_t k = 150;
-    if (kopt != NULL && parse_u64(kopt, 1, MAXCHUNKS, &k) != 0)
-        usage_error("fannkuch --option chunks wants an integer in 1..%u, got '%s'", MAXCHUNKS, kopt);
-    options_check_all_used(a);
-    uint64_t n;
-    if (parse_u64(a->param, 1, MAXN, &n) != 0)
-        usage_error("fannkuch --param wants n in 1..%d, got '%s'", MAXN, a->param);
-
-    fk_plan pl;
-    memset(&pl, 0, sizeof pl);
-    pl.n = (int)n;
-    pl.fact[0] = 1;
+    if (n < 1 || n > MAXN || chunks < 1 || workers < 1)
+        fatal("fk_new: n = %d, chunks = %llu, workers = %d out of range", n, (unsigned long long)chunks,
+              workers);
+    fk_ctx *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        fatal("out of memory");
+    c->shape = shape;
+    c->nworkers = workers;
+    c->skip = UINT64_MAX;
+    fk_plan *pl = &c->plan;
+    pl->n = n;
+    pl->fact[0] = 1;
     for (int j = 1; j <= MAXN; j++)
-        pl.fact[j] = pl.fact[j - 1] * (uint64_t)j;
-    pl.total = pl.fact[n];
-    pl.chunk = (pl.total + k - 1) / k;
-    pl.tasks = (pl.total + pl.chunk - 1) / pl.chunk;
-
-    emit_hello(a->model);
+        pl->fact[j] = pl->fact[j - 1] * (uint64_t)j;
+    pl->total = pl->fact[n];
+    pl->chunk = (pl->total + chunks - 1) / chunks;
+    pl->tasks = (pl->total + pl->chunk - 1) / pl->chunk;
 
     /* Per-task slots or per-thread records are allocated outside the timed region; creating the
-       threads (pthreads) is inside it, as the spec's timed region includes creating the workers. */
-    fk_result *slots = NULL;
-    counter_worker *workers = NULL;
-    if (kind == APPLY || kind == GROUP) {
-        slots = calloc((size_t)pl.tasks, sizeof *slots);
-        if (slots == NULL)
+       threads (counter) is inside it, as the spec's timed region includes creating the workers. */
+    if (shape == FK_APPLY || shape == FK_GROUP) {
+        c->slots = calloc((size_t)pl->tasks, sizeof *c->slots);
+        if (c->slots == NULL)
             fatal("out of memory");
-    } else if (kind == COUNTER) {
-        workers = calloc((size_t)a->workers, sizeof *workers);
-        if (workers == NULL)
+    } else if (shape == FK_COUNTER) {
+        c->workers = calloc((size_t)workers, sizeof *c->workers);
+        if (c->workers == NULL)
             fatal("out of memory");
     }
+    return c;
+}
 
-    for (int it = 0; it < a->iterations; it++) {
-        fk_result r = { 0, 0 };
-        int64_t t0 = now_ns();
-        switch (kind) {
-        case COUNTER:
-            r = solve_counter(&pl, workers, a->workers);
-            break;
-        case APPLY:
-            r = solve_apply(&pl, slots);
-            break;
-        case GROUP:
-            r = solve_group(&pl, slots);
-            break;
-        case LOOP:
-            r = solve_loop(&pl);
-            break;
-        }
-        int64_t t1 = now_ns();
-        char result[64];
-        snprintf(result, sizeof result, "maxflips=%lld checksum=%lld", (long long)r.maxflips,
-                 (long long)r.checksum);
-        emit_iteration(it, t1 - t0, result);
+uint64_t fk_tasks(const fk_ctx *c)
+{
+    return c->plan.tasks;
+}
+
+void fk_test_skip_task(fk_ctx *c, uint64_t t)
+{
+    c->skip = t;
+}
+
+int fk_iteration(fk_ctx *c, fk_result *out, int64_t *ns, uint64_t *missing)
+{
+    /* outside the timed region: every slot starts this iteration unwritten */
+    if (c->slots != NULL)
+        for (uint64_t t = 0; t < c->plan.tasks; t++)
+            c->slots[t].maxflips = FK_UNWRITTEN;
+    if (c->workers != NULL)
+        for (int i = 0; i < c->nworkers; i++)
+            c->workers[i].result.maxflips = FK_UNWRITTEN;
+
+    int rc = 0;
+    fk_result r = { 0, 0 };
+    int64_t t0 = now_ns();
+    switch (c->shape) {
+    case FK_COUNTER:
+        rc = solve_counter(&c->plan, c->workers, c->nworkers, &r, missing);
+        break;
+    case FK_APPLY:
+        rc = solve_apply(&c->plan, c->slots, c->skip, &r, missing);
+        break;
+    case FK_GROUP:
+        rc = solve_group(&c->plan, c->slots, c->skip, &r, missing);
+        break;
+    case FK_LOOP:
+        r = solve_loop(&c->plan);
+        break;
     }
-    free(slots);
-    free(workers);
-    return 0;
+    int64_t t1 = now_ns();
+    *ns = t1 - t0;
+    *out = r;
+    return rc;
+}
+
+void fk_free(fk_ctx *c)
+{
+    if (c == NULL)
+        return;
+    free(c->slots);
+    free(c->workers);
+    free(c);
 }

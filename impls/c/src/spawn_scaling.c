@@ -32,11 +32,6 @@ static inline uint32_t work(uint32_t i)
    be zeroed (pages touched) before t0. */
 static void *(*volatile memset_touch)(void *, int, size_t) = memset;
 
-static void format_result(char *out, size_t cap, uint32_t n, uint64_t sum)
-{
-    snprintf(out, cap, "tasks=%u sum=%llu", n, (unsigned long long)sum);
-}
-
 /* ---------------------------------------------------------------- libdispatch / group */
 
 static uint32_t *g_slots;
@@ -47,33 +42,29 @@ static void group_task(void *context)
     g_slots[i] = work(i);
 }
 
-static int run_group(uint32_t n, int iterations)
+static uint64_t run_group(uint32_t n, int64_t *ns)
 {
     dispatch_queue_t q = dispatch_get_global_queue(DISPATCH_QUEUE_PRIORITY_DEFAULT, 0);
-    for (int it = 0; it < iterations; it++) {
-        uint32_t *slots = malloc((size_t)n * sizeof *slots);
-        if (slots == NULL)
-            fatal("out of memory");
-        memset_touch(slots, 0, (size_t)n * sizeof *slots);
-        g_slots = slots;
+    uint32_t *slots = malloc((size_t)n * sizeof *slots);
+    if (slots == NULL)
+        fatal("out of memory");
+    memset_touch(slots, 0, (size_t)n * sizeof *slots);
+    g_slots = slots;
 
-        int64_t t0 = now_ns();
-        dispatch_group_t group = dispatch_group_create();
-        for (uint32_t i = 0; i < n; i++)
-            dispatch_group_async_f(group, q, (void *)(uintptr_t)i, group_task);
-        dispatch_group_wait(group, DISPATCH_TIME_FOREVER);
-        uint64_t sum = 0;
-        for (uint32_t i = 0; i < n; i++)
-            sum += slots[i];
-        int64_t t1 = now_ns();
+    int64_t t0 = now_ns();
+    dispatch_group_t group = dispatch_group_create();
+    for (uint32_t i = 0; i < n; i++)
+        dispatch_group_async_f(group, q, (void *)(uintptr_t)i, group_task);
+    dispatch_group_wait(group, DISPATCH_TIME_FOREVER);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += slots[i];
+    int64_t t1 = now_ns();
 
-        dispatch_release(group);
-        free(slots);
-        char result[64];
-        format_result(result, sizeof result, n, sum);
-        emit_iteration(it, t1 - t0, result);
-    }
-    return 0;
+    dispatch_release(group);
+    free(slots);
+    *ns = t1 - t0;
+    return sum;
 }
 
 /* ---------------------------------------------------------------- pthreads / futures */
@@ -195,90 +186,85 @@ static uint32_t fpool_get(fpool *p, ftask *t)
     return t->value;
 }
 
-static int run_futures(uint32_t n, int iterations, int workers)
+static uint64_t run_futures(fpool *pool, uint32_t n, int64_t *ns)
 {
-    /* The pool is created once, before the first iteration, and outside the timed region: it is the
-       standing executor the tasks are submitted to (as libdispatch's worker threads already exist when
-       the group variant starts its clock). Timing pthread_create for the pool would add a fixed
-       thread start-up cost that is not per-task cost. */
-    fpool pool;
-    fpool_start(&pool, workers);
-    for (int it = 0; it < iterations; it++) {
-        ftask **futures = malloc((size_t)n * sizeof *futures);
-        if (futures == NULL)
-            fatal("out of memory");
-        memset_touch(futures, 0, (size_t)n * sizeof *futures);
+    ftask **futures = malloc((size_t)n * sizeof *futures);
+    if (futures == NULL)
+        fatal("out of memory");
+    memset_touch(futures, 0, (size_t)n * sizeof *futures);
 
-        int64_t t0 = now_ns();
-        for (uint32_t i = 0; i < n; i++)
-            futures[i] = fpool_submit(&pool, i);
-        uint64_t sum = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            sum += fpool_get(&pool, futures[i]);
-            free(futures[i]);
-        }
-        int64_t t1 = now_ns();
-
-        free(futures);
-        char result[64];
-        format_result(result, sizeof result, n, sum);
-        emit_iteration(it, t1 - t0, result);
+    int64_t t0 = now_ns();
+    for (uint32_t i = 0; i < n; i++)
+        futures[i] = fpool_submit(pool, i);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sum += fpool_get(pool, futures[i]);
+        free(futures[i]);
     }
-    fpool_stop(&pool);
-    return 0;
+    int64_t t1 = now_ns();
+
+    free(futures);
+    *ns = t1 - t0;
+    return sum;
 }
 
 /* ---------------------------------------------------------------- seq / loop */
 
-static int run_loop(uint32_t n, int iterations)
+static uint64_t run_loop(uint32_t n, int64_t *ns)
 {
-    for (int it = 0; it < iterations; it++) {
-        int64_t t0 = now_ns();
-        uint64_t sum = 0;
-        for (uint32_t i = 0; i < n; i++)
-            sum += work(i);
-        int64_t t1 = now_ns();
-        char result[64];
-        format_result(result, sizeof result, n, sum);
-        emit_iteration(it, t1 - t0, result);
-    }
-    return 0;
+    int64_t t0 = now_ns();
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += work(i);
+    int64_t t1 = now_ns();
+    *ns = t1 - t0;
+    return sum;
 }
 
-/* ---------------------------------------------------------------- entry */
+/* ---------------------------------------------------------------- life cycle */
 
-int bench_spawn_scaling(cli_args *a)
+struct ss_ctx {
+    ss_shape shape;
+    uint32_t n;
+    fpool pool;                 /* SS_FUTURES */
+};
+
+ss_ctx *ss_new(ss_shape shape, uint32_t n, int workers)
 {
-    const char *shape = option_take(a, "shape");
-    enum { GROUP, FUTURES, LOOP } kind;
-    const char *def;
-    if (strcmp(a->model, "libdispatch") == 0) {
-        kind = GROUP;
-        def = "group";
-    } else if (strcmp(a->model, "pthreads") == 0) {
-        kind = FUTURES;
-        def = "futures";
-    } else if (strcmp(a->model, "seq") == 0) {
-        kind = LOOP;
-        def = "loop";
-    } else {
-        usage_error("spawn-scaling has no model '%s' (models: libdispatch, pthreads, seq)", a->model);
-    }
-    if (shape != NULL && strcmp(shape, def) != 0)
-        usage_error("spawn-scaling model %s has no shape '%s' (shapes: %s)", a->model, shape, def);
-    options_check_all_used(a);
-    uint64_t n;
-    if (parse_u64(a->param, 1, 100000000, &n) != 0)
-        usage_error("spawn-scaling --param wants a task count in 1..100000000, got '%s'", a->param);
+    if (n < 1 || n > SS_MAXN || workers < 1)
+        fatal("ss_new: n = %u, workers = %d out of range", n, workers);
+    ss_ctx *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        fatal("out of memory");
+    c->shape = shape;
+    c->n = n;
+    /* The pool is created once, before the first iteration, and outside the timed region: it is the
+       standing executor the tasks are submitted to (as libdispatch's worker threads already exist when
+       the group variant starts its clock). Timing pthread_create for the pool would add a fixed
+       thread start-up cost that is not per-task cost. */
+    if (shape == SS_FUTURES)
+        fpool_start(&c->pool, workers);
+    return c;
+}
 
-    emit_hello(a->model);
-    switch (kind) {
-    case GROUP:
-        return run_group((uint32_t)n, a->iterations);
-    case FUTURES:
-        return run_futures((uint32_t)n, a->iterations, a->workers);
-    case LOOP:
-        return run_loop((uint32_t)n, a->iterations);
+uint64_t ss_iteration(ss_ctx *c, int64_t *ns)
+{
+    switch (c->shape) {
+    case SS_GROUP:
+        return run_group(c->n, ns);
+    case SS_FUTURES:
+        return run_futures(&c->pool, c->n, ns);
+    case SS_LOOP:
+        return run_loop(c->n, ns);
     }
-    return 1;
+    fatal("ss_iteration: unknown shape");
+}
+
+void ss_free(ss_ctx *c)
+{
+    if (c == NULL)
+        return;
+    if (c->shape == SS_FUTURES)
+        fpool_stop(&c->pool);
+    free(c);
 }

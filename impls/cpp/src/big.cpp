@@ -13,7 +13,7 @@
 //                      thread is the sink. A failure to create the threads ends the process with one
 //                      stderr line and exit status 1.
 // Neighbour tables: one immutable table (local id -> worker) shared per neighbourhood.
-#include "common.hpp"
+#include "kernels.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -276,30 +276,7 @@ private:
     int w_;
 };
 
-struct Config {
-    int64_t n;
-    uint64_t pings;
-    int64_t hood;
-};
-
-std::string result_of(const std::vector<const WorkerState*>& states, std::vector<Metric>& metrics, int64_t ns,
-                      uint64_t expected_messages) {
-    uint64_t messages = 0, checksum = 0, lo = UINT64_MAX, hi = 0;
-    for (size_t w = 0; w < states.size(); ++w) {
-        const WorkerState& s = *states[w];
-        messages += s.pings_recv + s.pongs_recv;
-        checksum += s.pings_recv * static_cast<uint64_t>(w + 1);
-        lo = std::min(lo, s.pings_recv);
-        hi = std::max(hi, s.pings_recv);
-    }
-    metrics.push_back({"min_recv", json_int(static_cast<int64_t>(lo))});
-    metrics.push_back({"max_recv", json_int(static_cast<int64_t>(hi))});
-    double secs = static_cast<double>(ns) / 1e9;
-    metrics.push_back({"throughput", json_float(secs > 0 ? static_cast<double>(expected_messages) / secs : 0.0)});
-    return "messages=" + std::to_string(messages) + " checksum=" + std::to_string(checksum);
-}
-
-Outcome run_pool(Pool& pool, const Config& cfg) {
+BigRun run_pool(Pool& pool, const BigConfig& cfg) {
     int64_t t0 = now_ns();
     // 1. Create the sink and the workers; wire the per-neighbourhood tables.
     auto sink = std::make_unique<SinkActor>(pool, cfg.n);
@@ -327,11 +304,12 @@ Outcome run_pool(Pool& pool, const Config& cfg) {
     int64_t t1 = now_ns();
 
     pool.wait_quiescent();  // untimed: let the last turns finish before reading and tearing down
-    Outcome out;
+    BigRun out;
     out.ns = t1 - t0;
-    std::vector<const WorkerState*> states;
-    for (auto& a : workers) states.push_back(&a->st);
-    out.result = result_of(states, out.metrics, out.ns, 2 * static_cast<uint64_t>(cfg.n) * cfg.pings);
+    for (auto& a : workers) {
+        out.pings_recv.push_back(a->st.pings_recv);
+        out.pongs_recv.push_back(a->st.pongs_recv);
+    }
     return out;
 }
 
@@ -403,7 +381,7 @@ struct ThreadWorker {
     }
 };
 
-Outcome run_threads(const Config& cfg) {
+BigRun run_threads(const BigConfig& cfg) {
     int64_t t0 = now_ns();
     ThreadSink sink;
     sink.n = cfg.n;
@@ -443,36 +421,31 @@ Outcome run_threads(const Config& cfg) {
     // Untimed: stop the workers (they answer pings until here), join, read the counters.
     for (auto& tw : workers) tw->send({Kind::Stop, 0});
     for (auto& tw : workers) tw->thread.join();
-    Outcome out;
+    BigRun out;
     out.ns = t1 - t0;
-    std::vector<const WorkerState*> states;
-    for (auto& tw : workers) states.push_back(&tw->st);
-    out.result = result_of(states, out.metrics, out.ns, 2 * static_cast<uint64_t>(cfg.n) * cfg.pings);
+    for (auto& tw : workers) {
+        out.pings_recv.push_back(tw->st.pings_recv);
+        out.pongs_recv.push_back(tw->st.pongs_recv);
+    }
     return out;
 }
 
 }  // namespace
 
-Plan plan_big(Args& args) {
-    if (args.model != "threads") throw UsageError("unknown model '" + args.model + "' for big (known: threads)");
-    Config cfg;
-    cfg.n = static_cast<int64_t>(parse_uint(args.param, 1, 10000000, "--param N (workers)"));
-    cfg.pings = parse_uint(args.take("pings", "16000"), 0, 1000000000, "--option pings");
-    cfg.hood = static_cast<int64_t>(parse_uint(args.take("hood", "1000"), 1, 1000000000, "--option hood"));
-    std::string shape = args.take("shape", "pool");
-    Plan plan;
-    plan.runtime = compiler_runtime();
-    if (shape == "pool") {
-        int workers = args.workers;
-        auto pool = std::make_shared<std::unique_ptr<Pool>>();
-        plan.setup = [pool, workers] { *pool = std::make_unique<Pool>(workers); };
-        plan.iterate = [pool, cfg] { return run_pool(**pool, cfg); };
-    } else if (shape == "thread-per-worker") {
-        plan.iterate = [cfg] { return run_threads(cfg); };
-    } else {
-        throw UsageError("unknown shape '" + shape + "' for big --model threads (known: pool, thread-per-worker)");
-    }
-    return plan;
+struct BigRunner::PoolImpl {
+    explicit PoolImpl(int threads) : pool(threads) {}
+    Pool pool;
+};
+
+BigRunner::BigRunner(BigShape shape, int workers) : shape_(shape) {
+    if (shape_ == BigShape::Pool) pool_ = std::make_unique<PoolImpl>(workers);
+}
+
+BigRunner::~BigRunner() = default;
+
+BigRun BigRunner::run(const BigConfig& cfg) {
+    if (shape_ == BigShape::Pool) return run_pool(pool_->pool, cfg);
+    return run_threads(cfg);
 }
 
 }  // namespace cb

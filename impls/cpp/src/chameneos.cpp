@@ -14,13 +14,11 @@
 // variant=encore: C creatures (--param), M meetings (--option meetings, default 8 000 000), with a start
 // latch so no meeting forms before all C creatures are ready. variant=redux: game A (3 creatures) then
 // game B (10 creatures), n meetings each (--param); --option concurrent_games=1 runs both at once.
-#include "common.hpp"
+#include "kernels.hpp"
 
 #include <sched.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -147,19 +145,17 @@ void creature_cv(CvPlace& place, Creature* all, int id, Latch* gate) {
     }
 }
 
-enum class Shape { Cas, Condvar };
-
 // One game: C creatures, M meetings. start() creates the threads, join() waits for all reports.
 class Game {
 public:
-    Game(Shape shape, int creatures, uint64_t meetings, bool gate)
+    Game(ChameneosShape shape, int creatures, uint64_t meetings, bool gate)
         : shape_(shape), c_(creatures), m_(meetings), all_(new Creature[static_cast<size_t>(creatures)]) {
         for (int i = 0; i < c_; ++i) {
             all_[i].id = i;
             all_[i].colour = kTen[i % 10];
         }
         if (gate) gate_ = std::make_unique<Latch>(c_);
-        if (shape_ == Shape::Cas) cas_ = std::make_unique<CasPlace>(static_cast<uint32_t>(m_));
+        if (shape_ == ChameneosShape::Rendezvous) cas_ = std::make_unique<CasPlace>(static_cast<uint32_t>(m_));
         else cv_ = std::make_unique<CvPlace>(m_);
     }
 
@@ -169,7 +165,7 @@ public:
         Latch* gate = gate_.get();
         for (int i = 0; i < c_; ++i) {
             try {
-                if (shape_ == Shape::Cas) {
+                if (shape_ == ChameneosShape::Rendezvous) {
                     CasPlace* p = cas_.get();
                     threads_.emplace_back([p, all, i, gate] { creature_cas(*p, all, i, gate); });
                 } else {
@@ -188,47 +184,26 @@ public:
         threads_.clear();
     }
 
-    // Meetings counted by the meeting place (not by the creatures).
-    uint64_t place_meetings() const {
-        if (shape_ == Shape::Cas) return m_ - (cas_->state.load() >> 32);
-        return m_ - cv_->left;
-    }
-    uint64_t creature_meetings() const {
-        uint64_t sum = 0;
-        for (int i = 0; i < c_; ++i) sum += static_cast<uint64_t>(all_[i].count);
-        return sum;
-    }
-
-    // Fairness metrics, names suffixed (game number for redux).
-    void metrics(std::vector<Metric>& out, const std::string& suffix) const {
-        double mean = 2.0 * static_cast<double>(m_) / c_;
-        double var = 0;
-        int64_t lo = all_[0].count, hi = all_[0].count;
+    // After join(): what the meeting place counted and what the creatures reported.
+    GameReport report() const {
+        GameReport r;
+        r.creatures = c_;
+        r.meetings = m_;
+        if (shape_ == ChameneosShape::Rendezvous) r.place_meetings = m_ - (cas_->state.load() >> 32);
+        else r.place_meetings = m_ - cv_->left;
+        int64_t colours = 0;
         for (int i = 0; i < c_; ++i) {
-            double d = static_cast<double>(all_[i].count) - mean;
-            var += d * d;
-            lo = std::min(lo, all_[i].count);
-            hi = std::max(hi, all_[i].count);
+            r.creature_meetings += static_cast<uint64_t>(all_[i].count);
+            r.self_meetings += all_[i].self;
+            colours += all_[i].colour;
+            r.counts.push_back(all_[i].count);
         }
-        double sd = std::sqrt(var / c_);
-        out.push_back({"fairness_std" + suffix, json_float(sd)});
-        out.push_back({"cv" + suffix, json_float(mean > 0 ? sd / mean : 0.0)});
-        out.push_back({"min_meetings" + suffix, json_int(lo)});
-        out.push_back({"max_meetings" + suffix, json_int(hi)});
-    }
-    int64_t self_meetings() const {
-        int64_t s = 0;
-        for (int i = 0; i < c_; ++i) s += all_[i].self;
-        return s;
-    }
-    int colour_sum_mod3() const {
-        int64_t s = 0;
-        for (int i = 0; i < c_; ++i) s += all_[i].colour;
-        return static_cast<int>(s % 3);
+        r.colour_sum_mod3 = static_cast<int>(colours % 3);
+        return r;
     }
 
 private:
-    Shape shape_;
+    ChameneosShape shape_;
     int c_;
     uint64_t m_;
     std::unique_ptr<Creature[]> all_;
@@ -238,25 +213,21 @@ private:
     std::vector<std::thread> threads_;
 };
 
-Outcome run_encore(Shape shape, int creatures, uint64_t meetings) {
+}  // namespace
+
+EncoreRun chameneos_encore(ChameneosShape shape, int creatures, uint64_t meetings) {
     int64_t t0 = now_ns();
     Game game(shape, creatures, meetings, true);
     game.start();
     game.join();
     int64_t t1 = now_ns();
-    Outcome out;
+    EncoreRun out;
     out.ns = t1 - t0;
-    out.result = "meetings=" + std::to_string(game.place_meetings()) +
-                 " creature_meetings=" + std::to_string(game.creature_meetings());
-    game.metrics(out.metrics, "");
-    out.metrics.push_back({"self_meetings", json_int(game.self_meetings())});
-    out.metrics.push_back({"colour_sum_mod3", json_int(game.colour_sum_mod3())});
-    double secs = static_cast<double>(out.ns) / 1e9;
-    out.metrics.push_back({"throughput", json_float(secs > 0 ? static_cast<double>(meetings) / secs : 0.0)});
+    out.game = game.report();
     return out;
 }
 
-Outcome run_redux(Shape shape, uint64_t n, bool concurrent) {
+ReduxRun chameneos_redux(ChameneosShape shape, uint64_t n, bool concurrent) {
     int64_t t0 = now_ns();
     Game a(shape, 3, n, false), b(shape, 10, n, false);
     if (concurrent) {
@@ -271,58 +242,11 @@ Outcome run_redux(Shape shape, uint64_t n, bool concurrent) {
         b.join();
     }
     int64_t t1 = now_ns();
-    Outcome out;
+    ReduxRun out;
     out.ns = t1 - t0;
-    out.result = "meetings3=" + std::to_string(a.place_meetings()) +
-                 " creature_meetings3=" + std::to_string(a.creature_meetings()) +
-                 " meetings10=" + std::to_string(b.place_meetings()) +
-                 " creature_meetings10=" + std::to_string(b.creature_meetings());
-    a.metrics(out.metrics, "3");
-    b.metrics(out.metrics, "10");
-    out.metrics.push_back({"self_meetings", json_int(a.self_meetings() + b.self_meetings())});
-    out.metrics.push_back({"colour_sum_mod3_3", json_int(a.colour_sum_mod3())});
-    out.metrics.push_back({"colour_sum_mod3_10", json_int(b.colour_sum_mod3())});
-    double secs = static_cast<double>(out.ns) / 1e9;
-    out.metrics.push_back({"throughput", json_float(secs > 0 ? 2.0 * static_cast<double>(n) / secs : 0.0)});
+    out.a = a.report();
+    out.b = b.report();
     return out;
-}
-
-}  // namespace
-
-Plan plan_chameneos(Args& args) {
-    if (args.model != "threads")
-        throw UsageError("unknown model '" + args.model + "' for chameneos (known: threads)");
-    std::string shape_name = args.take("shape", "rendezvous");
-    Shape shape;
-    if (shape_name == "rendezvous") shape = Shape::Cas;
-    else if (shape_name == "rendezvous-condvar") shape = Shape::Condvar;
-    else
-        throw UsageError("unknown shape '" + shape_name +
-                         "' for chameneos --model threads (known: rendezvous, rendezvous-condvar)");
-    std::string variant = args.take("variant", "encore");
-    std::string concurrent_text = args.take("concurrent_games", "0");
-    if (concurrent_text != "0" && concurrent_text != "1")
-        throw UsageError("--option concurrent_games: expected 0 or 1, got '" + concurrent_text + "'");
-    bool concurrent = concurrent_text == "1";
-    // The CAS word holds meetings left in 32 bits and the waiting id + 1 in the other 32.
-    constexpr uint64_t kMaxMeetings = 0xffffffffu;
-    Plan plan;
-    plan.runtime = compiler_runtime();
-    if (variant == "encore") {
-        int creatures = static_cast<int>(parse_uint(args.param, 2, 10000000, "--param C (creatures)"));
-        uint64_t meetings = parse_uint(args.take("meetings", "8000000"), 1, kMaxMeetings, "--option meetings");
-        if (concurrent)
-            throw UsageError("--option concurrent_games=1 needs variant=redux (encore has one game)");
-        plan.iterate = [shape, creatures, meetings] { return run_encore(shape, creatures, meetings); };
-    } else if (variant == "redux") {
-        if (args.has("meetings"))
-            throw UsageError("--option meetings applies to variant=encore; redux takes n as --param");
-        uint64_t n = parse_uint(args.param, 1, kMaxMeetings, "--param n (meetings per game)");
-        plan.iterate = [shape, n, concurrent] { return run_redux(shape, n, concurrent); };
-    } else {
-        throw UsageError("--option variant: expected encore or redux, got '" + variant + "'");
-    }
-    return plan;
 }
 
 }  // namespace cb

@@ -10,16 +10,14 @@
 //                             inside a task_arena of --workers threads, one result slot per task.
 //   tbb / parallel-reduce     tbb::parallel_reduce over the task ids, grain 1, in the same arena.
 //   tbb / task-group          a tbb::task_group with one task per chunk, in the same arena.
-#include "common.hpp"
+#include "kernels.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
-#include <oneapi/tbb/version.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,7 +28,7 @@
 namespace cb {
 namespace {
 
-constexpr int kMaxN = 16;  // 16! < 2^63
+constexpr int kMaxN = kFannkuchMaxN;
 
 struct Partial {
     int maxflips = 0;
@@ -110,13 +108,8 @@ struct Problem {
     }
 };
 
-std::string format(const Partial& r) {
-    return "maxflips=" + std::to_string(r.maxflips) + " checksum=" + std::to_string(r.checksum);
-}
-
 // threads / counter
-Outcome run_threads(const Problem& pb, int workers) {
-    int64_t t0 = now_ns();
+Partial run_threads(const Problem& pb, int workers) {
     std::atomic<uint64_t> next{0};
     std::vector<Partial> slots(static_cast<size_t>(workers));
     std::vector<std::thread> threads;
@@ -139,17 +132,13 @@ Outcome run_threads(const Problem& pb, int workers) {
     for (auto& t : threads) t.join();
     Partial total;
     for (const auto& s : slots) total.add(s);
-    int64_t t1 = now_ns();
-    return {t1 - t0, format(total), {}};
+    return total;
 }
 
-enum class TbbShape { ParallelFor, ParallelReduce, TaskGroup };
-
-Outcome run_tbb(const Problem& pb, int workers, TbbShape shape) {
-    int64_t t0 = now_ns();
+Partial run_tbb(const Problem& pb, int workers, FannkuchShape shape) {
     tbb::task_arena arena(workers);
     Partial total;
-    if (shape == TbbShape::ParallelReduce) {
+    if (shape == FannkuchShape::ParallelReduce) {
         total = arena.execute([&] {
             return tbb::parallel_reduce(
                 tbb::blocked_range<uint64_t>(0, pb.tasks, 1), Partial{},
@@ -166,7 +155,7 @@ Outcome run_tbb(const Problem& pb, int workers, TbbShape shape) {
     } else {
         std::vector<Partial> slots(pb.tasks);
         arena.execute([&] {
-            if (shape == TbbShape::ParallelFor) {
+            if (shape == FannkuchShape::ParallelFor) {
                 tbb::parallel_for(
                     tbb::blocked_range<uint64_t>(0, pb.tasks, 1),
                     [&](const tbb::blocked_range<uint64_t>& r) {
@@ -181,46 +170,21 @@ Outcome run_tbb(const Problem& pb, int workers, TbbShape shape) {
         });
         for (const auto& s : slots) total.add(s);
     }
-    int64_t t1 = now_ns();
-    return {t1 - t0, format(total), {}};
+    return total;
 }
 
 }  // namespace
 
-Plan plan_fannkuch(Args& args) {
-    int n = static_cast<int>(parse_uint(args.param, 1, kMaxN, "--param n"));
-    uint64_t k = parse_uint(args.take("chunks", "150"), 1, 1000000000, "--option chunks");
-    std::string shape;
-    int workers = args.workers;
-    auto pb = std::make_shared<Problem>(n, k);
-    Plan plan;
-    if (args.model == "threads") {
-        shape = args.take("shape", "counter");
-        if (shape != "counter")
-            throw UsageError("unknown shape '" + shape + "' for fannkuch --model threads (known: counter)");
-        plan.runtime = compiler_runtime();
-        plan.iterate = [pb, workers] { return run_threads(*pb, workers); };
-    } else if (args.model == "tbb") {
-        shape = args.take("shape", "parallel-for");
-        TbbShape s;
-        if (shape == "parallel-for") s = TbbShape::ParallelFor;
-        else if (shape == "parallel-reduce") s = TbbShape::ParallelReduce;
-        else if (shape == "task-group") s = TbbShape::TaskGroup;
-        else
-            throw UsageError("unknown shape '" + shape +
-                             "' for fannkuch --model tbb (known: parallel-for, parallel-reduce, task-group)");
-        plan.runtime = std::string("g++ ") + __VERSION__ + ", oneTBB " + TBB_runtime_version();
-        // Let TBB use as many threads as the arena asks for, even beyond the CPUs it can see.
-        auto control = std::make_shared<std::unique_ptr<tbb::global_control>>();
-        plan.setup = [control, workers] {
-            *control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                             static_cast<size_t>(workers));
-        };
-        plan.iterate = [pb, workers, s, control] { return run_tbb(*pb, workers, s); };
-    } else {
-        throw UsageError("unknown model '" + args.model + "' for fannkuch (known: threads, tbb)");
-    }
-    return plan;
+FannkuchRun fannkuch_run(FannkuchShape shape, int n, uint64_t chunks, int workers) {
+    int64_t t0 = now_ns();
+    Problem pb(n, chunks);
+    Partial total = shape == FannkuchShape::Counter ? run_threads(pb, workers) : run_tbb(pb, workers, shape);
+    int64_t t1 = now_ns();
+    FannkuchRun out;
+    out.ns = t1 - t0;
+    out.totals.maxflips = total.maxflips;
+    out.totals.checksum = total.checksum;
+    return out;
 }
 
 }  // namespace cb

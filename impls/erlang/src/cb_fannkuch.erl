@@ -1,24 +1,32 @@
 %% fannkuch-redux over the n! permutations cut into chunks (fannkuch.md).
-%% K requested chunks (default 150): chunk = ceil(n!/K), tasks = ceil(n!/chunk); task t covers the
-%% indexes [t*chunk, min(n!, (t+1)*chunk)) and yields (its max flips, its signed checksum).
-%%   shape processes: one process per task, each sends {Max, Checksum} to the parent, which
-%%                    combines them (with chunks=n this is the thesis' Erlang split: n processes,
-%%                    one (n-1)! block each);
-%%   shape pool:      W (= --workers) processes that ask the parent for the next task id until
-%%                    none is left, keep a local (max, checksum) and send it once at the end.
+%% K requested chunks: chunk = ceil(n!/K), tasks = ceil(n!/chunk); task t covers the indexes
+%% [t*chunk, min(n!, (t+1)*chunk)) and yields (its max flips, its signed checksum).
+%%   shape n-processes: the thesis' Erlang program (Gotovos and Christakis): n processes, one
+%%                      contiguous (n-1)! block each (K = n, whatever K is passed), each sends
+%%                      {Max, Checksum} to the parent, which combines them;
+%%   shape per-chunk:   the same with one process per task of K requested chunks (default 150,
+%%                      the spec's fixed chunking);
+%%   shape pool:        W (= --workers) processes that ask the parent for the next task id until
+%%                      none is left, keep a local (max, checksum) and send it once at the end.
 %% A permutation is an Erlang list; the count array is a list [count1, ..., count(n-1)].
 -module(cb_fannkuch).
 -export([iteration/4, chunk_task/5, pool_worker/4]).
 
-iteration(Shape, N, K, W) ->
+%% One timed iteration: {Ns, Result, Metrics}. The timed region covers spawning, every task
+%% and combining (fannkuch.md).
+iteration('n-processes', N, _K, _W) ->
+    timed(N, N, fun(Fact, Chunk, Tasks) -> per_task(N, Fact, Chunk, Tasks) end);
+iteration('per-chunk', N, K, _W) ->
+    timed(N, K, fun(Fact, Chunk, Tasks) -> per_task(N, Fact, Chunk, Tasks) end);
+iteration(pool, N, K, W) ->
+    timed(N, K, fun(Fact, Chunk, Tasks) -> pool(N, Fact, Chunk, Tasks, W) end).
+
+timed(N, K, Run) ->
     Fact = fact(N),
     Chunk = (Fact + K - 1) div K,
     Tasks = (Fact + Chunk - 1) div Chunk,
     T0 = erlang:monotonic_time(nanosecond),
-    {Max, Sum} = case Shape of
-                     processes -> per_task(N, Fact, Chunk, Tasks);
-                     pool -> pool(N, Fact, Chunk, Tasks, W)
-                 end,
+    {Max, Sum} = Run(Fact, Chunk, Tasks),
     T1 = erlang:monotonic_time(nanosecond),
     {T1 - T0, lists:flatten(io_lib:format("maxflips=~b checksum=~b", [Max, Sum])), []}.
 

@@ -27,18 +27,18 @@ final class Big implements Main.Bench {
     private final int hood;
     private final int poolWidth;
 
-    private Big(int n, int pings, int hood, int poolWidth) {
+    /** The most workers --param admits (every worker holds a 100-message batch buffer and a mailbox). */
+    static final int MAX_WORKERS = 100_000;
+
+    Big(int n, int pings, int hood, int poolWidth) {
         this.n = n;
         this.pings = pings;
         this.hood = hood;
         this.poolWidth = poolWidth;
     }
 
-    static Big create(Args a, String shape) throws Args.UsageError {
-        int n = Args.positive("N (--param)", a.param);
-        int pings = Args.nonNegative("pings", a.option("pings", "16000"));
-        int hood = Args.positive("hood", a.option("hood", "1000"));
-        return new Big(n, pings, hood, a.workers);
+    static Big create(Main.Request r) {
+        return new Big((int) r.paramInt(), (int) r.intOption("pings"), (int) r.intOption("hood"), r.workers);
     }
 
     /** An actor: a mailbox of ints, a scheduled flag, and a handler run by the pool up to BATCH messages per turn. */

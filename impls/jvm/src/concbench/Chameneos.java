@@ -24,25 +24,24 @@ final class Chameneos implements Main.Bench {
     private final int creatures;
     private final int meetings;
 
-    private Chameneos(boolean redux, int creatures, int meetings) {
+    /** variant=encore: the creature count C must lie in [2, MAX_CREATURES] (one thread per creature). */
+    static final int MAX_CREATURES = 100_000;
+
+    Chameneos(boolean redux, int creatures, int meetings) {
         this.redux = redux;
         this.creatures = creatures;
         this.meetings = meetings;
     }
 
-    static Chameneos create(Args a, String shape) throws Args.UsageError {
-        String variant = a.option("variant", "encore");
-        if (variant.equals("encore")) {
-            int c = Args.positive("C (--param)", a.param);
-            if (c < 2) throw new Args.UsageError("C (--param) must be at least 2, got '" + a.param + "'");
-            int m = Args.nonNegative("meetings", a.option("meetings", "8000000"));
-            return new Chameneos(false, c, m);
+    static Chameneos create(Main.Request r) throws Main.UsageError {
+        if (r.option("variant").equals("redux")) {
+            return new Chameneos(true, 0, (int) r.paramInt());    // n meetings per game; option meetings is ignored
         }
-        if (variant.equals("redux")) {
-            int n = Args.nonNegative("n (--param)", a.param);
-            return new Chameneos(true, 0, n);
+        long c = r.paramInt();
+        if (c < 2 || c > MAX_CREATURES) {
+            throw new Main.UsageError("--param: variant=encore needs C from 2 to " + MAX_CREATURES + ", got '" + r.param + "'");
         }
-        throw new Args.UsageError("unknown variant '" + variant + "' (known: encore, redux)");
+        return new Chameneos(false, (int) c, (int) r.intOption("meetings"));
     }
 
     static final class Creature implements Runnable {
@@ -148,7 +147,7 @@ final class Chameneos implements Main.Bench {
         return g;
     }
 
-    /** The fairness metrics of one game (chameneos.md, Extra metrics), names suffixed for redux. */
+    /** The fairness metrics of one game (chameneos.md, Extra metrics), names suffixed with _3 and _10 for redux. */
     static void fairness(Map<String, Number> out, Game g, long m, String suffix) {
         int c = g.counts.length;
         double mean = 2.0 * m / c;
@@ -184,8 +183,8 @@ final class Chameneos implements Main.Bench {
         Game b = play(10, meetings, false);
         long ns = System.nanoTime() - t0;
         metrics.put("self_meetings", a.selfMeetings + b.selfMeetings);
-        fairness(metrics, a, meetings, "_game3");
-        fairness(metrics, b, meetings, "_game10");
+        fairness(metrics, a, meetings, "_3");
+        fairness(metrics, b, meetings, "_10");
         return new Main.Outcome(ns, "meetings3=" + a.placeMeetings + " creature_meetings3=" + a.creatureMeetings
                 + " meetings10=" + b.placeMeetings + " creature_meetings10=" + b.creatureMeetings, metrics);
     }

@@ -32,7 +32,12 @@ final class Fannkuch implements Main.Bench {
     private final long chunk;
     private final int tasks;
 
-    private Fannkuch(String model, String shape, int n, int requested, int workers) {
+    /** --param n from 3 to MAX_N (n! and every index fit a long far beyond; 12 is the largest size measured). */
+    static final int MAX_N = 12;
+    /** The most chunks: tasks <= chunks, and the pool shape holds one Callable and one Future per task. */
+    static final int MAX_CHUNKS = 100_000;
+
+    Fannkuch(String model, String shape, int n, int requested, int workers) {
         this.model = model;
         this.shape = shape;
         this.n = n;
@@ -44,11 +49,8 @@ final class Fannkuch implements Main.Bench {
         tasks = (int) ((total + chunk - 1) / chunk);
     }
 
-    static Fannkuch create(Args a, String model, String shape) throws Args.UsageError {
-        int n = Args.positive("n (--param)", a.param);
-        if (n > 20) throw new Args.UsageError("n (--param) must be at most 20, got '" + a.param + "'");
-        int k = Args.positive("chunks", a.option("chunks", "150"));
-        return new Fannkuch(model, shape, n, k, a.workers);
+    static Fannkuch create(Main.Request r) {
+        return new Fannkuch(r.model, r.shape, (int) r.paramInt(), (int) r.intOption("chunks"), r.workers);
     }
 
     /** Flips and checksum over the indexes [start, end): result[0] = max flips, result[1] = checksum. */

@@ -68,10 +68,13 @@ object Big {
     }
   }
 
-  def create(a: Args): Bench = {
-    val n = Args.positive("N (--param)", a.param)
-    val pings = Args.nonNegative("pings", a.option("pings", "16000"))
-    val hood = Args.positive("hood", a.option("hood", "1000"))
+  /** The most workers --param admits. */
+  val MaxWorkers: Long = 100000
+
+  def create(r: Request): Bench = {
+    val n = r.paramInt.toInt
+    val pings = r.intOption("pings").toInt
+    val hood = r.intOption("hood").toInt
     new Bench {
       def iterate(): Outcome = run(n, pings, hood)
     }

@@ -30,19 +30,20 @@ object Chameneos {
     def creatureMeetings: Long = counts.foldLeft(0L)(_ + _)
   }
 
-  def create(a: Args, shape: String): Bench = {
-    val variant = a.option("variant", "encore")
-    val redux = variant match {
-      case "encore" => false
-      case "redux" => true
-      case _ => throw new UsageError("unknown variant '" + variant + "' (known: encore, redux)")
+  /** variant=encore: the creature count C must lie in [2, MaxCreatures] (a thread or an actor per creature). */
+  val MaxCreatures: Long = 100000
+
+  def create(r: Request): Bench =
+    if (r.option("variant") == "redux") bench(r.shape, redux = true, 0, r.paramInt.toInt) // option meetings is ignored
+    else {
+      val c = r.paramInt
+      if (c < 2 || c > MaxCreatures)
+        throw new UsageError("--param: variant=encore needs C from 2 to " + MaxCreatures + ", got '" + r.param + "'")
+      bench(r.shape, redux = false, c.toInt, r.intOption("meetings").toInt)
     }
-    val (c, m) =
-      if (!redux) {
-        val c = Args.positive("C (--param)", a.param)
-        if (c < 2) throw new UsageError("C (--param) must be at least 2, got '" + a.param + "'")
-        (c, Args.nonNegative("meetings", a.option("meetings", "8000000")))
-      } else (0, Args.nonNegative("n (--param)", a.param))
+
+  /** Encore: one game of c creatures and m meetings behind the start gate. Redux: m meetings with 3, then with 10. */
+  def bench(shape: String, redux: Boolean, c: Int, m: Int): Bench = {
     val play: (Int, Int, Boolean) => Game = if (shape == "message") Message.play else Rendezvous.play
     new Bench {
       def iterate(): Outcome =
@@ -61,12 +62,12 @@ object Chameneos {
           if (shape == "message") ActorPool.snapshot()
           Outcome(ns, "meetings3=" + ga.placeMeetings + " creature_meetings3=" + ga.creatureMeetings +
             " meetings10=" + gb.placeMeetings + " creature_meetings10=" + gb.creatureMeetings,
-            Seq("self_meetings" -> (ga.selfMeetings + gb.selfMeetings)) ++ fairness(ga, m, "_game3") ++ fairness(gb, m, "_game10"))
+            Seq("self_meetings" -> (ga.selfMeetings + gb.selfMeetings)) ++ fairness(ga, m, "_3") ++ fairness(gb, m, "_10"))
         }
     }
   }
 
-  /** The fairness metrics of one game (chameneos.md, Extra metrics). */
+  /** The metrics of one game (chameneos.md, Extra metrics); for redux suffixed with _3 and _10. */
   def fairness(g: Game, m: Int, suffix: String): Seq[(String, Any)] = {
     val c = g.counts.length
     val mean = 2.0 * m / c

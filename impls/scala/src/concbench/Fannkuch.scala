@@ -100,11 +100,15 @@ object Fannkuch {
     (max, checksum)
   }
 
-  def create(a: Args, shape: String): Bench = {
-    val n = Args.positive("n (--param)", a.param)
-    if (n > 20) throw new UsageError("n (--param) must be at most 20, got '" + a.param + "'")
-    val plan = new Plan(n, Args.positive("chunks", a.option("chunks", "150")))
-    val workers = a.workers
+  /** --param n from 3 to MaxN (n! and every index fit a Long far beyond; 12 is the largest size measured). */
+  val MaxN: Long = 12
+  /** The most chunks: tasks <= chunks, and actor-per-task starts one actor per task. */
+  val MaxChunks: Long = 100000
+
+  def create(r: Request): Bench = bench(r.shape, r.paramInt.toInt, r.intOption("chunks").toInt, r.workers)
+
+  def bench(shape: String, n: Int, chunks: Int, workers: Int): Bench = {
+    val plan = new Plan(n, chunks)
     new Bench {
       def iterate(): Outcome = {
         val t0 = System.nanoTime
