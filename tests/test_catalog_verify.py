@@ -85,8 +85,9 @@ def test_verdicts(catalog):
     assert verdict(fib, "10", 0, "56") == Verdict.WRONG
     assert verdict(fib, "11", 0, "89") == Verdict.UNVERIFIED   # no reference: never "passed"
     matmul = catalog.benchmarks["matmul"]
-    assert verdict(matmul, "10", 5, "seed=12346 checksum=11062465996") == Verdict.VERIFIED  # 5 mod 4 = 1
-    assert verdict(matmul, "10", 4, "seed=12346 checksum=11062465996") == Verdict.WRONG
+    second_seed = matmul.reference_for("10", 1)   # read from the toml, never copied here
+    assert verdict(matmul, "10", 5, second_seed) == Verdict.VERIFIED  # a list cycles: 5 mod 4 = 1
+    assert verdict(matmul, "10", 4, second_seed) == Verdict.WRONG
 
 
 def test_a_bad_benchmark_file_is_a_catalog_error(tmp_path):
@@ -146,3 +147,28 @@ def test_availability_checks_tools_and_files_and_names_the_missing_ones(root, tm
     assert "no-such-tool-xyz" in missing.reason and "nope.h" in missing.reason
     packaged = replace(impl, requires=("no-such-tool-xyz",), apt_packages=("pkg-a", "pkg-b"))
     assert toolchains.missing_packages([packaged, packaged, impl]) == ["pkg-a", "pkg-b"]
+
+
+def test_expected_metrics_are_keyed_by_parameter_shape_and_options(catalog):
+    fib = catalog.benchmarks["fib"]
+    counting = {"count_spawns": "1", "cutoff": "0"}
+    assert fib.metrics_for("20", {**counting, "shape": "cps"}) == {"spawns": 10945}
+    assert fib.metrics_for("20", {**counting, "shape": "asynclet"}) == {"spawns": 21890}
+    assert fib.metrics_for("20", {"shape": "cps"}) == {}            # not counting: nothing to check
+    chameneos = catalog.benchmarks["chameneos"]
+    assert chameneos.metrics_for("800", {"variant": "encore"}) == {"self_meetings": 0, "colour_sum_mod3": 2}
+    assert chameneos.metrics_for("10000", {"variant": "redux"}) == {
+        "self_meetings": 0, "colour_sum_mod3_3": 0, "colour_sum_mod3_10": 1}
+    countdown = catalog.benchmarks["countdown"]
+    assert countdown.metrics_for("q7", {"shape": "naive"}) == {"batches": 5723}
+    assert countdown.metrics_for("q7", {"shape": "plain"}) == {}    # the sequential search makes no batches
+
+
+def test_metric_mismatches_name_the_metric_and_the_expected_value(catalog):
+    from concbench.verify import metric_mismatches, missing_metrics
+    chameneos = catalog.benchmarks["chameneos"]
+    options = {"variant": "encore", "meetings": "10000"}
+    assert metric_mismatches(chameneos, "3", options, {"self_meetings": 0, "colour_sum_mod3": 0}) == []
+    assert metric_mismatches(chameneos, "3", options, {"self_meetings": 2, "colour_sum_mod3": 0}) == [
+        "metric self_meetings=2, the spec expects 0"]
+    assert missing_metrics(chameneos, "3", options, {"self_meetings": 0}) == ["colour_sum_mod3"]
