@@ -20,15 +20,6 @@ public struct Metric: Sendable, Equatable {
         self.name = name
         self.value = .real(value)
     }
-
-    /// The value as a JSON number; Swift prints a finite Double in shortest
-    /// round-trip form ("0.37", "1e-05", "12.0"), all valid JSON numbers.
-    public var json: String {
-        switch value {
-        case .integer(let v): "\(v)"
-        case .real(let v): "\(v)"
-        }
-    }
 }
 
 /// One timed iteration: the kernel's duration and the spec's exact result string,

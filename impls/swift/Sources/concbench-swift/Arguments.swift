@@ -15,13 +15,14 @@ struct Arguments {
     /// Checked by the catalog: a number for most benchmarks, an instance name for countdown.
     var param: String
     var iterations: Int
-    /// Accepted and ignored: gcd, sc and seq use the runtimes' own pools.
+    /// Ignored by the kernels (gcd, sc and seq use the runtimes' own pools), except
+    /// as countdown's default `window`.
     var workers: Int?
     /// In command-line order; duplicate keys are rejected.
     var options: [(key: String, value: String)]
 
     static let usage =
-        "usage: concbench-swift <benchmark> --model <model> --param <value> "
+        "usage: concbench-swift describe | concbench-swift <benchmark> --model <model> --param <value> "
         + "--iterations <k> [--workers <w>] [--option key=value]..."
 
     static func parse(_ argv: [String]) throws(UsageError) -> Arguments {
@@ -77,14 +78,13 @@ struct Arguments {
         if seen != nil { throw UsageError("\(flag) given twice") }
     }
 
-    /// A plain decimal integer >= `atLeast`; anything else is a malformed value.
+    /// An integer in `Domain.int(min: minimum)`; anything else is a bad value.
     static func integer(
         _ text: String, for name: String, atLeast minimum: Int
     ) throws(UsageError) -> Int {
-        guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let v = Int(text), v >= minimum
-        else {
-            throw UsageError("bad value '\(text)' for \(name) (expected an integer >= \(minimum))")
+        let domain = Domain.int(min: minimum)
+        guard domain.accepts(text), let v = Domain.integer(text) else {
+            throw UsageError("bad value '\(text)' for \(name) (expected \(domain.expectation))")
         }
         return v
     }

@@ -1,329 +1,479 @@
 import ConcbenchKernels
 import Foundation
 
-/// Which benchmarks, models, shapes and options this implementation serves, and how
-/// a checked command line becomes a Plan. The first shape of a model is its default.
-enum Catalog {
-    struct Entry {
-        let models: KeyValuePairs<String, [String]>
-        /// Option keys this benchmark takes besides `shape` (and gcd's `driver`).
-        let optionKeys: [String]
-        /// The smallest `--param` that makes sense.
-        let minParam: Int
-        var maxParam: Int = .max
-        /// `--param` names an instance (countdown) instead of giving a number.
-        var instanceParam = false
+/// The set of values an option or `--param` accepts: what `describe` prints and what
+/// the argument checks apply, so the two cannot drift apart.
+enum Domain: Sendable, Equatable {
+    /// A decimal integer (an optional leading `-`, digits only) within the inclusive bounds.
+    case int(min: Int? = nil, max: Int? = nil)
+    /// Exactly one of the listed strings.
+    case values([String])
+    /// A string the whole of which matches the regular expression.
+    case pattern(String)
+
+    /// `text` as an integer if it is a decimal integer (an optional leading `-`, then
+    /// digits only) that fits in an Int; the digits are converted by `Int(_:)`.
+    static func integer(_ text: String) -> Int? {
+        let digits = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int(text)
     }
 
-    static let benchmarks: KeyValuePairs<String, Entry> = [
-        "spawn-waiting": Entry(
-            models: ["gcd": ["sync", "async-wait"], "sc": ["task"], "seq": ["inline"]],
-            optionKeys: ["wait_ms"], minParam: 0),
-        "spawn-waiting-group": Entry(
-            models: ["gcd": ["group"], "sc": ["group"]],
-            optionKeys: ["wait_ms"], minParam: 0),
-        "spawn-actors": Entry(
-            models: ["gcd": ["serial-queue"], "sc": ["actor"]],
-            optionKeys: [], minParam: 0),
-        "fib": Entry(
-            models: ["gcd": ["cps", "parallel"], "sc": ["asynclet"], "seq": ["plain"]],
-            // fib(92) is the largest that fits in 64 bits.
-            optionKeys: ["cutoff", "count_spawns"], minParam: 0, maxParam: 92),
-        "nqueens": Entry(
-            models: ["gcd": ["group-wait"], "sc": ["group"], "seq": ["plain"]],
-            optionKeys: ["count_spawns"], minParam: 0),
-        "matmul": Entry(
-            models: ["gcd": ["serial-queue"], "sc": ["actor"], "seq": ["loops"]],
-            optionKeys: [], minParam: 1),
-        "spawn-scaling": Entry(
-            models: [
-                "gcd": ["group"], "sc": SpawnScaling.SCShape.allCases.map(\.rawValue), "seq": ["loop"],
-            ],
-            optionKeys: [], minParam: 0),
-        // seq takes `window` too (and ignores it): the size sets sweep it for every variant.
-        "countdown": Entry(
-            models: ["sc": Countdown.SCShape.allCases.map(\.rawValue), "seq": ["plain"]],
-            optionKeys: ["window"], minParam: 0, instanceParam: true),
-        // Workers are numbered with 32-bit seeds and neighbourhood sizes.
-        "big": Entry(
-            models: [
-                "gcd": Big.GCDShape.allCases.map(\.rawValue), "sc": Big.SCShape.allCases.map(\.rawValue),
-            ],
-            optionKeys: ["pings", "hood"], minParam: 1, maxParam: Int(UInt32.max)),
-        // C >= 2 (encore) is checked with the variant; redux's --param is n >= 0.
-        "chameneos": Entry(
-            models: [
-                "gcd": Chameneos.GCDShape.allCases.map(\.rawValue),
-                "sc": Chameneos.SCShape.allCases.map(\.rawValue),
-            ],
-            optionKeys: ["variant", "meetings"], minParam: 0),
-        "fannkuch": Entry(
-            models: [
-                "gcd": Fannkuch.GCDShape.allCases.map(\.rawValue), "sc": ["task-group"], "seq": ["plain"],
-            ],
-            optionKeys: ["chunks"], minParam: 1, maxParam: Fannkuch.maxN),
+    func accepts(_ text: String) -> Bool {
+        switch self {
+        case let .int(min, max):
+            guard let v = Domain.integer(text) else { return false }
+            return v >= (min ?? .min) && v <= (max ?? .max)
+        case let .values(list):
+            return list.contains(text)
+        case let .pattern(expression):
+            // The table's patterns are fixed; the tests compile every one of them.
+            guard let regex = try? Regex(expression) else { return false }
+            return (try? regex.wholeMatch(in: text)) != nil
+        }
+    }
+
+    /// What the domain accepts, for a usage error.
+    var expectation: String {
+        switch self {
+        case .int(nil, nil): "an integer"
+        case let .int(min?, nil): "an integer >= \(min)"
+        case let .int(nil, max?): "an integer <= \(max)"
+        case let .int(min?, max?): "an integer in \(min)...\(max)"
+        case let .values(list): "one of \(list.joined(separator: ", "))"
+        case let .pattern(expression): "a string matching \(expression)"
+        }
+    }
+
+    /// The domain as `describe` writes it.
+    var json: [String: Any] {
+        switch self {
+        case let .int(min, max):
+            var bounds: [String: Any] = [:]
+            if let min { bounds["min"] = min }
+            if let max { bounds["max"] = max }
+            return ["int": bounds]
+        case let .values(list):
+            return ["values": list]
+        case let .pattern(expression):
+            return ["pattern": expression]
+        }
+    }
+}
+
+/// One option key of a benchmark and model; `defaultValue` is what the binary uses
+/// when the option is absent (nil where the default is not a fixed value).
+struct OptionSpec: Sendable {
+    let key: String
+    let domain: Domain
+    let defaultValue: String?
+
+    init(_ key: String, _ domain: Domain, default defaultValue: String?) {
+        self.key = key
+        self.domain = domain
+        self.defaultValue = defaultValue
+    }
+}
+
+/// A model's entry for one benchmark: its shapes, the faithful port first (the
+/// default), and every option key besides `shape`.
+struct ModelSpec: Sendable {
+    let name: String
+    let shapes: [String]
+    let options: [OptionSpec]
+}
+
+struct BenchmarkSpec: Sendable {
+    let name: String
+    /// The domain of `--param`.
+    let param: Domain
+    let models: [ModelSpec]
+}
+
+/// The one table of what this implementation serves: `describe` prints it, the
+/// argument checks apply it, and `makePlan` builds a kernel for each of its shapes.
+enum Catalog {
+    static let language = "swift"
+
+    static let models: [(name: String, description: String)] = [
+        ("gcd", "Grand Central Dispatch (swift-corelibs-libdispatch)"),
+        ("sc", "Swift concurrency: tasks, task groups, actors"),
+        ("seq", "sequential baseline, no tasks"),
     ]
 
-    /// The options after checking, with the specs' defaults filled in.
-    struct Settings {
-        var shape: String
-        var onPool = false
-        var waitMs = 100
-        var cutoff = 0
-        var countSpawns = false
-        /// countdown: the cap on outstanding batches (default: `--workers`, else the cores).
-        var window: Int
-        /// countdown: the instance `--param` names.
-        var instance: Countdown.Instance?
-        /// big: P and H.
-        var pings = 16_000
-        var hood = 1000
-        /// chameneos: the variant and encore's M (the thesis's 8 000 000 by default).
-        var variant = Chameneos.Variant.encore
-        var meetings = 8_000_000
-        /// fannkuch: K, the requested chunk count.
-        var chunks = 150
+    // Options shared by several benchmarks.
+
+    /// gcd only: the timing loop on the main thread, or inside one global-queue block.
+    static let driver = OptionSpec("driver", .values(["main", "pool"]), default: "main")
+    /// An hour per task is already absurd; the bound keeps the nanosecond arithmetic safe.
+    static let waitMs = OptionSpec("wait_ms", .int(min: 0, max: 3_600_000), default: "100")
+    static let countSpawns = OptionSpec("count_spawns", .values(["0", "1"]), default: "0")
+    /// fib: below the cutoff, plain recursion (seq accepts it and is plain recursion throughout).
+    static let cutoff = OptionSpec("cutoff", .int(min: 0), default: "0")
+    /// countdown: the cap on outstanding batches; absent, `--workers`, else the cores.
+    static let window = OptionSpec("window", .int(min: 1), default: nil)
+    /// big: workers are seeded and neighbourhoods drawn with 32-bit values.
+    static let pings = OptionSpec("pings", .int(min: 0), default: "16000")
+    static let hood = OptionSpec("hood", .int(min: 1, max: Int(UInt32.max)), default: "1000")
+    /// chameneos: `meetings` is encore's M; redux accepts it (a size set may pass it) and ignores it.
+    static let variant = OptionSpec(
+        "variant", .values(Chameneos.Variant.allCases.map(\.rawValue)), default: Chameneos.Variant.encore.rawValue)
+    static let meetings = OptionSpec("meetings", .int(min: 0), default: "8000000")
+    static let chunks = OptionSpec("chunks", .int(min: 1), default: "150")
+
+    /// A gcd entry: every gcd shape also takes `driver`.
+    static func gcd(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
+        ModelSpec(name: "gcd", shapes: shapes, options: [driver] + options)
+    }
+
+    static func sc(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
+        ModelSpec(name: "sc", shapes: shapes, options: options)
+    }
+
+    static func seq(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
+        ModelSpec(name: "seq", shapes: shapes, options: options)
+    }
+
+    /// countdown's `--param`: a named instance, or `GOAL:N1-N2-...` with a goal below
+    /// 10^9 and 1 to 32 numbers in 1...999 999 999 (no leading zeros). 32 numbers is
+    /// the most whose bound prod(n_i + 1) can stay within 2^32; the bound itself, a
+    /// rule over all the numbers together, is checked after the pattern.
+    static let countdownInstance = Domain.pattern(
+        "(" + Countdown.Instance.named.map(\.key).joined(separator: "|")
+            + "|(0|[1-9][0-9]{0,8}):[1-9][0-9]{0,8}(-[1-9][0-9]{0,8}){0,31})")
+
+    static let benchmarks: [BenchmarkSpec] = [
+        BenchmarkSpec(
+            name: "spawn-waiting", param: .int(min: 0),
+            models: [gcd(["sync", "async-wait"], [waitMs]), sc(["task"], [waitMs]), seq(["inline"], [waitMs])]),
+        BenchmarkSpec(
+            name: "spawn-waiting-group", param: .int(min: 0),
+            models: [gcd(["group"], [waitMs]), sc(["group"], [waitMs])]),
+        BenchmarkSpec(
+            name: "spawn-actors", param: .int(min: 0),
+            models: [gcd(["serial-queue"]), sc(["actor"])]),
+        // fib(92) is the largest that fits in 64 bits.
+        BenchmarkSpec(
+            name: "fib", param: .int(min: 0, max: 92),
+            models: [
+                gcd(Fib.GCDShape.allCases.map(\.rawValue), [cutoff, countSpawns]),
+                sc(["asynclet"], [cutoff, countSpawns]), seq(["plain"], [cutoff, countSpawns]),
+            ]),
+        BenchmarkSpec(
+            name: "nqueens", param: .int(min: 0),
+            models: [gcd(["group-wait"], [countSpawns]), sc(["group"], [countSpawns]), seq(["plain"], [countSpawns])]),
+        BenchmarkSpec(
+            name: "matmul", param: .int(min: 1),
+            models: [gcd(["serial-queue"]), sc(["actor"]), seq(["loops"])]),
+        BenchmarkSpec(
+            name: "spawn-scaling", param: .int(min: 0),
+            models: [gcd(["group"]), sc(SpawnScaling.SCShape.allCases.map(\.rawValue)), seq(["loop"])]),
+        // seq takes `window` too (and ignores it): the size sets sweep it for every model.
+        BenchmarkSpec(
+            name: "countdown", param: countdownInstance,
+            models: [sc(Countdown.SCShape.allCases.map(\.rawValue), [window]), seq(["plain"], [window])]),
+        // Workers are numbered with 32-bit seeds.
+        BenchmarkSpec(
+            name: "big", param: .int(min: 1, max: Int(UInt32.max)),
+            models: [
+                gcd(Big.GCDShape.allCases.map(\.rawValue), [pings, hood]),
+                sc(Big.SCShape.allCases.map(\.rawValue), [pings, hood]),
+            ]),
+        // --param is C for encore (C >= 2, checked with the variant) and n >= 0 for redux.
+        BenchmarkSpec(
+            name: "chameneos", param: .int(min: 0),
+            models: [
+                gcd(Chameneos.GCDShape.allCases.map(\.rawValue), [variant, meetings]),
+                sc(Chameneos.SCShape.allCases.map(\.rawValue), [variant, meetings]),
+            ]),
+        BenchmarkSpec(
+            name: "fannkuch", param: .int(min: 1, max: Fannkuch.maxN),
+            models: [
+                gcd(Fannkuch.GCDShape.allCases.map(\.rawValue), [chunks]), sc(["task-group"], [chunks]),
+                seq(["plain"], [chunks]),
+            ]),
+    ]
+
+    /// The `describe` object, built from the table above.
+    static func description() -> [String: Any] {
+        var benchmarkObjects: [String: Any] = [:]
+        for benchmark in benchmarks {
+            var modelObjects: [String: Any] = [:]
+            for model in benchmark.models {
+                var options: [String: Any] = [:]
+                for option in model.options {
+                    var domain = option.domain.json
+                    if let value = option.defaultValue { domain["default"] = value }
+                    options[option.key] = domain
+                }
+                modelObjects[model.name] = ["shapes": model.shapes, "options": options]
+            }
+            benchmarkObjects[benchmark.name] = ["param": benchmark.param.json, "models": modelObjects]
+        }
+        var modelDescriptions: [String: Any] = [:]
+        for model in models { modelDescriptions[model.name] = model.description }
+        return [
+            "describe": [
+                "protocol": 1, "language": language, "models": modelDescriptions,
+                "benchmarks": benchmarkObjects,
+            ] as [String: Any]
+        ]
+    }
+
+    /// A command line checked against the table: the shape, and every option of the
+    /// model with the given value or the table's default.
+    struct Checked {
+        let benchmark: String
+        let model: String
+        let shape: String
+        /// `--param`, inside the benchmark's domain.
+        let param: String
+        let workers: Int?
+        private let values: [String: String]
+
+        init(benchmark: String, model: String, shape: String, param: String, workers: Int?, values: [String: String]) {
+            self.benchmark = benchmark
+            self.model = model
+            self.shape = shape
+            self.param = param
+            self.workers = workers
+            self.values = values
+        }
+
+        /// The option's value, given or default; nil if it has neither.
+        func value(_ key: String) -> String? {
+            values[key]
+        }
+
+        /// An integer option; only called for keys of this model with an int domain
+        /// and a default, so the value is always there and in range.
+        func int(_ key: String) -> Int {
+            Domain.integer(values[key]!)!
+        }
+
+        /// `--param` as a number (every benchmark but countdown has an int domain).
+        var n: Int {
+            Domain.integer(param)!
+        }
+    }
+
+    /// Checks the command line against the table, generically: benchmark, model,
+    /// option keys, shape and option values, then `--param`; and last the rules the
+    /// domains cannot express.
+    static func check(_ args: Arguments) throws(UsageError) -> Checked {
+        let name = args.benchmark
+        guard let benchmark = benchmarks.first(where: { $0.name == name }) else {
+            throw UsageError(
+                "unknown benchmark '\(name)' (known: \(benchmarks.map(\.name).joined(separator: ", ")))")
+        }
+        guard let model = benchmark.models.first(where: { $0.name == args.model }) else {
+            throw UsageError(
+                "unknown model '\(args.model)' for \(name) "
+                    + "(known: \(benchmark.models.map(\.name).joined(separator: ", ")))")
+        }
+        let variant = "\(name)/\(model.name)"
+        var shape = model.shapes.first ?? ""
+        var values: [String: String] = [:]
+        for option in model.options {
+            values[option.key] = option.defaultValue
+        }
+        for (key, value) in args.options {
+            if key == "shape" && !model.shapes.isEmpty {
+                guard model.shapes.contains(value) else {
+                    throw UsageError(
+                        "unknown shape '\(value)' for \(variant) (known: \(model.shapes.joined(separator: ", ")))")
+                }
+                shape = value
+                continue
+            }
+            guard let option = model.options.first(where: { $0.key == key }) else {
+                let known = (model.shapes.isEmpty ? [] : ["shape"]) + model.options.map(\.key)
+                throw UsageError(
+                    "unknown option '\(key)' for \(variant) (known: \(known.joined(separator: ", ")))")
+            }
+            guard option.domain.accepts(value) else {
+                throw UsageError(
+                    "bad value '\(value)' for option \(key) of \(variant) (expected \(option.domain.expectation))")
+            }
+            values[key] = value
+        }
+        guard benchmark.param.accepts(args.param) else {
+            throw UsageError(
+                "bad value '\(args.param)' for --param of \(name) (expected \(benchmark.param.expectation))")
+        }
+        let checked = Checked(
+            benchmark: name, model: model.name, shape: shape, param: args.param, workers: args.workers,
+            values: values)
+        try crossCheck(checked)
+        return checked
+    }
+
+    /// The rules a single domain cannot express.
+    private static func crossCheck(_ c: Checked) throws(UsageError) {
+        switch c.benchmark {
+        case "chameneos" where c.value("variant") == Chameneos.Variant.encore.rawValue && c.n < 2:
+            throw UsageError("bad value '\(c.param)' for --param of chameneos (variant encore needs >= 2 creatures)")
+        case "countdown":
+            // The pattern admits the syntax; the 32-bit bound over all the numbers is parse's.
+            do {
+                _ = try Countdown.Instance.parse(c.param)
+            } catch {
+                throw UsageError("bad value '\(c.param)' for --param of countdown: \(error.message)")
+            }
+        default:
+            break
+        }
     }
 
     static func plan(for args: Arguments) throws(UsageError) -> Plan {
-        let (n, settings) = try checked(args)
-        return makePlan(args.benchmark, model: args.model, param: n, settings)
+        makePlan(try check(args))
     }
 
-    /// The command line checked against the catalog: the numeric `--param` (0 for
-    /// countdown, whose instance goes into the settings) and the options.
-    static func checked(_ args: Arguments) throws(UsageError) -> (param: Int, settings: Settings) {
-        let name = args.benchmark
-        guard let entry = benchmarks.first(where: { $0.key == name })?.value else {
-            throw UsageError(
-                "unknown benchmark '\(name)' (known: \(benchmarks.map(\.key).joined(separator: ", ")))")
-        }
-        guard let shapes = entry.models.first(where: { $0.key == args.model })?.value else {
-            throw UsageError(
-                "unknown model '\(args.model)' for \(name) "
-                    + "(known: \(entry.models.map(\.key).joined(separator: ", ")))")
-        }
-        let variant = "\(name)/\(args.model)"
-        var n = 0
-        var instance: Countdown.Instance?
-        if entry.instanceParam {
-            do {
-                instance = try Countdown.Instance.parse(args.param)
-            } catch {
-                throw UsageError("bad value '\(args.param)' for --param of \(name): \(error.message)")
-            }
-        } else {
-            let range = entry.maxParam == .max
-                ? ">= \(entry.minParam)" : "in \(entry.minParam)...\(entry.maxParam)"
-            let bad = UsageError("bad value '\(args.param)' for --param of \(name) (expected \(range))")
-            guard let value = try? Arguments.integer(args.param, for: "--param", atLeast: entry.minParam),
-                value <= entry.maxParam
-            else { throw bad }
-            n = value
-        }
-        var settings = try settings(
-            args.options, variant: variant, shapes: shapes,
-            keys: ["shape"] + (args.model == "gcd" ? ["driver"] : []) + entry.optionKeys,
-            defaultWindow: args.workers ?? availableCores())
-        settings.instance = instance
-        if name == "chameneos" && settings.variant == .encore && n < 2 {
-            throw UsageError("bad value '\(args.param)' for --param of chameneos (expected >= 2 creatures)")
-        }
-        return (n, settings)
-    }
-
-    private static func settings(
-        _ options: [(key: String, value: String)], variant: String, shapes: [String],
-        keys: [String], defaultWindow: Int
-    ) throws(UsageError) -> Settings {
-        var s = Settings(shape: shapes[0], window: defaultWindow)
-        for (key, value) in options {
-            guard keys.contains(key) else {
-                throw UsageError(
-                    "unknown option '\(key)' for \(variant) (known: \(keys.joined(separator: ", ")))")
-            }
-            switch key {
-            case "shape":
-                guard shapes.contains(value) else {
-                    throw UsageError(
-                        "unknown shape '\(value)' for \(variant) "
-                            + "(known: \(shapes.joined(separator: ", ")))")
-                }
-                s.shape = value
-            case "driver":
-                guard value == "main" || value == "pool" else {
-                    throw UsageError("bad value '\(value)' for option driver (expected main or pool)")
-                }
-                s.onPool = value == "pool"
-            case "wait_ms":
-                s.waitMs = try Arguments.integer(value, for: "option wait_ms", atLeast: 0)
-                // An hour per task is already absurd; the bound keeps ns arithmetic safe.
-                if s.waitMs > 3_600_000 {
-                    throw UsageError("bad value '\(value)' for option wait_ms (expected <= 3600000)")
-                }
-            case "cutoff":
-                s.cutoff = try Arguments.integer(value, for: "option cutoff", atLeast: 0)
-            case "count_spawns":
-                guard value == "0" || value == "1" else {
-                    throw UsageError("bad value '\(value)' for option count_spawns (expected 0 or 1)")
-                }
-                s.countSpawns = value == "1"
-            case "window":
-                s.window = try Arguments.integer(value, for: "option window", atLeast: 1)
-            case "pings":
-                s.pings = try Arguments.integer(value, for: "option pings", atLeast: 0)
-            case "hood":
-                s.hood = try Arguments.integer(value, for: "option hood", atLeast: 1)
-                if s.hood > Int(UInt32.max) {
-                    throw UsageError("bad value '\(value)' for option hood (expected <= \(UInt32.max))")
-                }
-            case "variant":
-                guard let variant = Chameneos.Variant(rawValue: value) else {
-                    throw UsageError("bad value '\(value)' for option variant (expected encore or redux)")
-                }
-                s.variant = variant
-            case "meetings":
-                // Accepted with redux too (a size set may pass it), and ignored there.
-                s.meetings = try Arguments.integer(value, for: "option meetings", atLeast: 0)
-            case "chunks":
-                s.chunks = try Arguments.integer(value, for: "option chunks", atLeast: 1)
-            default:
-                break
-            }
-        }
-        return s
-    }
-
-    /// The checked request, turned into kernels. Only catalog entries reach this
+    /// The checked request, turned into kernels. Only table entries reach this
     /// point; the tests build a plan for every one of them.
-    static func makePlan(
-        _ benchmark: String, model: String, param n: Int, _ s: Settings
-    ) -> Plan {
-        let pool = s.onPool
-        let wait = s.waitMs
-        switch (benchmark, model, s.shape) {
+    static func makePlan(_ c: Checked) -> Plan {
+        let pool = c.value("driver") == "pool"
+        switch (c.benchmark, c.model, c.shape) {
         case ("spawn-waiting", "gcd", "sync"):
+            let (n, wait) = (c.n, c.int("wait_ms"))
             return .blocking(
-                onPool: pool, kernel: { _ in SpawnWaiting.gcdSync(tasks: n, waitMs: wait) },
-                spawns: nil)
+                onPool: pool, kernel: { _ in SpawnWaiting.gcdSync(tasks: n, waitMs: wait) }, spawns: nil)
         case ("spawn-waiting", "gcd", "async-wait"):
+            let (n, wait) = (c.n, c.int("wait_ms"))
             return .blocking(
-                onPool: pool, kernel: { _ in SpawnWaiting.gcdAsyncWait(tasks: n, waitMs: wait) },
-                spawns: nil)
+                onPool: pool, kernel: { _ in SpawnWaiting.gcdAsyncWait(tasks: n, waitMs: wait) }, spawns: nil)
         case ("spawn-waiting", "sc", "task"):
+            let (n, wait) = (c.n, c.int("wait_ms"))
             return .suspending(
                 kernel: { _ in try await SpawnWaiting.scTask(tasks: n, waitMs: wait) }, spawns: nil)
         case ("spawn-waiting", "seq", "inline"):
+            let (n, wait) = (c.n, c.int("wait_ms"))
             return .blocking(
-                onPool: false, kernel: { _ in SpawnWaiting.seqInline(tasks: n, waitMs: wait) },
-                spawns: nil)
+                onPool: false, kernel: { _ in SpawnWaiting.seqInline(tasks: n, waitMs: wait) }, spawns: nil)
 
         case ("spawn-waiting-group", "gcd", "group"):
+            let (n, wait) = (c.n, c.int("wait_ms"))
             return .blocking(
-                onPool: pool, kernel: { _ in SpawnWaitingGroup.gcdGroup(tasks: n, waitMs: wait) },
-                spawns: nil)
+                onPool: pool, kernel: { _ in SpawnWaitingGroup.gcdGroup(tasks: n, waitMs: wait) }, spawns: nil)
         case ("spawn-waiting-group", "sc", "group"):
+            let (n, wait) = (c.n, c.int("wait_ms"))
             return .suspending(
-                kernel: { _ in await SpawnWaitingGroup.scGroup(tasks: n, waitMs: wait) },
-                spawns: nil)
+                kernel: { _ in await SpawnWaitingGroup.scGroup(tasks: n, waitMs: wait) }, spawns: nil)
 
         case ("spawn-actors", "gcd", "serial-queue"):
-            return .blocking(
-                onPool: pool, kernel: { _ in SpawnActors.gcdSerialQueue(actors: n) }, spawns: nil)
+            let n = c.n
+            return .blocking(onPool: pool, kernel: { _ in SpawnActors.gcdSerialQueue(actors: n) }, spawns: nil)
         case ("spawn-actors", "sc", "actor"):
+            let n = c.n
             return .suspending(kernel: { _ in await SpawnActors.scActor(actors: n) }, spawns: nil)
 
-        case ("fib", "gcd", "cps"), ("fib", "gcd", "parallel"):
-            let shape: Fib.GCDShape = s.shape == "parallel" ? .parallel : .cps
-            let cutoff = s.cutoff
+        case ("fib", "gcd", _):
+            let shape = Fib.GCDShape(rawValue: c.shape)!
+            let (n, cutoff) = (c.n, c.int("cutoff"))
             return .blocking(
                 onPool: pool, kernel: { _ in Fib.gcd(shape, n: n, cutoff: cutoff) },
-                spawns: s.countSpawns ? count { Fib.gcdSpawnCount(shape, n: n, cutoff: cutoff) } : nil)
+                spawns: countingSpawns(c) ? count { Fib.gcdSpawnCount(shape, n: n, cutoff: cutoff) } : nil)
         case ("fib", "sc", "asynclet"):
-            let cutoff = s.cutoff
+            let (n, cutoff) = (c.n, c.int("cutoff"))
             return .suspending(
                 kernel: { _ in await Fib.sc(n: n, cutoff: cutoff) },
-                spawns: s.countSpawns ? asyncCount { await Fib.scSpawnCount(n: n, cutoff: cutoff) } : nil)
+                spawns: countingSpawns(c) ? asyncCount { await Fib.scSpawnCount(n: n, cutoff: cutoff) } : nil)
         case ("fib", "seq", "plain"):
             // seq/plain creates no work at all, so its honest count is 0.
+            let n = c.n
             return .blocking(
-                onPool: false, kernel: { _ in Fib.seqPlain(n: n) },
-                spawns: s.countSpawns ? count { 0 } : nil)
+                onPool: false, kernel: { _ in Fib.seqPlain(n: n) }, spawns: countingSpawns(c) ? count { 0 } : nil)
 
         case ("nqueens", "gcd", "group-wait"):
+            let n = c.n
             return .blocking(
                 onPool: pool, kernel: { _ in NQueens.gcd(n: n) },
-                spawns: s.countSpawns ? count { NQueens.gcdSpawnCount(n: n) } : nil)
+                spawns: countingSpawns(c) ? count { NQueens.gcdSpawnCount(n: n) } : nil)
         case ("nqueens", "sc", "group"):
+            let n = c.n
             return .suspending(
                 kernel: { _ in await NQueens.sc(n: n) },
-                spawns: s.countSpawns ? asyncCount { await NQueens.scSpawnCount(n: n) } : nil)
+                spawns: countingSpawns(c) ? asyncCount { await NQueens.scSpawnCount(n: n) } : nil)
         case ("nqueens", "seq", "plain"):
+            let n = c.n
             return .blocking(
-                onPool: false, kernel: { _ in NQueens.seqPlain(n: n) },
-                spawns: s.countSpawns ? count { 0 } : nil)
+                onPool: false, kernel: { _ in NQueens.seqPlain(n: n) }, spawns: countingSpawns(c) ? count { 0 } : nil)
 
         case ("matmul", "gcd", "serial-queue"):
-            return .blocking(
-                onPool: pool, kernel: { t in Matmul.gcd(n: n, iteration: t) }, spawns: nil)
+            let n = c.n
+            return .blocking(onPool: pool, kernel: { t in Matmul.gcd(n: n, iteration: t) }, spawns: nil)
         case ("matmul", "sc", "actor"):
+            let n = c.n
             return .suspending(kernel: { t in await Matmul.sc(n: n, iteration: t) }, spawns: nil)
         case ("matmul", "seq", "loops"):
-            return .blocking(
-                onPool: false, kernel: { t in Matmul.seq(n: n, iteration: t) }, spawns: nil)
+            let n = c.n
+            return .blocking(onPool: false, kernel: { t in Matmul.seq(n: n, iteration: t) }, spawns: nil)
 
         case ("spawn-scaling", "sc", _):
-            // The catalog lists exactly SCShape's raw values.
-            let shape = SpawnScaling.SCShape(rawValue: s.shape)!
+            let shape = SpawnScaling.SCShape(rawValue: c.shape)!
+            let n = c.n
             return .suspending(kernel: { _ in await SpawnScaling.sc(shape, tasks: n) }, spawns: nil)
         case ("spawn-scaling", "gcd", "group"):
-            return .blocking(
-                onPool: pool, kernel: { _ in SpawnScaling.gcdGroup(tasks: n) }, spawns: nil)
+            let n = c.n
+            return .blocking(onPool: pool, kernel: { _ in SpawnScaling.gcdGroup(tasks: n) }, spawns: nil)
         case ("spawn-scaling", "seq", "loop"):
+            let n = c.n
             return .blocking(onPool: false, kernel: { _ in SpawnScaling.seqLoop(tasks: n) }, spawns: nil)
 
         case ("countdown", "sc", _):
-            let shape = Countdown.SCShape(rawValue: s.shape)!
-            let instance = s.instance!
-            let window = s.window
+            let shape = Countdown.SCShape(rawValue: c.shape)!
+            // The cross-check has parsed it once already.
+            let instance = try! Countdown.Instance.parse(c.param)
+            let window = c.value("window").map { Domain.integer($0)! } ?? c.workers ?? availableCores()
             return .suspending(
                 kernel: { _ in await Countdown.sc(shape, instance, window: window) }, spawns: nil)
         case ("countdown", "seq", "plain"):
-            let instance = s.instance!
+            let instance = try! Countdown.Instance.parse(c.param)
             return .blocking(onPool: false, kernel: { _ in Countdown.seqPlain(instance) }, spawns: nil)
+
         case ("big", "sc", _):
-            let shape = Big.SCShape(rawValue: s.shape)!
-            let config = Big.Config(workers: n, pings: s.pings, hood: s.hood)
+            let shape = Big.SCShape(rawValue: c.shape)!
+            let config = Big.Config(workers: c.n, pings: c.int("pings"), hood: c.int("hood"))
             return .suspending(kernel: { _ in await Big.sc(shape, config) }, spawns: nil)
         case ("big", "gcd", _):
-            let shape = Big.GCDShape(rawValue: s.shape)!
-            let config = Big.Config(workers: n, pings: s.pings, hood: s.hood)
+            let shape = Big.GCDShape(rawValue: c.shape)!
+            let config = Big.Config(workers: c.n, pings: c.int("pings"), hood: c.int("hood"))
             return .blocking(onPool: pool, kernel: { _ in Big.gcd(shape, config) }, spawns: nil)
 
         case ("chameneos", "sc", _):
-            let shape = Chameneos.SCShape(rawValue: s.shape)!
-            let config = Chameneos.Config(variant: s.variant, param: n, meetings: s.meetings)
+            let shape = Chameneos.SCShape(rawValue: c.shape)!
+            let config = chameneosConfig(c)
             return .suspending(kernel: { _ in await Chameneos.sc(shape, config) }, spawns: nil)
         case ("chameneos", "gcd", _):
-            let shape = Chameneos.GCDShape(rawValue: s.shape)!
-            let config = Chameneos.Config(variant: s.variant, param: n, meetings: s.meetings)
+            let shape = Chameneos.GCDShape(rawValue: c.shape)!
+            let config = chameneosConfig(c)
             return .blocking(onPool: pool, kernel: { _ in Chameneos.gcd(shape, config) }, spawns: nil)
 
         case ("fannkuch", "sc", "task-group"):
-            let split = Fannkuch.Split(n: n, chunks: s.chunks)
+            let split = Fannkuch.Split(n: c.n, chunks: c.int("chunks"))
             return .suspending(kernel: { _ in await Fannkuch.scTaskGroup(split) }, spawns: nil)
         case ("fannkuch", "gcd", _):
-            let shape = Fannkuch.GCDShape(rawValue: s.shape)!
-            let split = Fannkuch.Split(n: n, chunks: s.chunks)
+            let shape = Fannkuch.GCDShape(rawValue: c.shape)!
+            let split = Fannkuch.Split(n: c.n, chunks: c.int("chunks"))
             return .blocking(onPool: pool, kernel: { _ in Fannkuch.gcd(shape, split) }, spawns: nil)
         case ("fannkuch", "seq", "plain"):
-            let split = Fannkuch.Split(n: n, chunks: s.chunks)
+            let split = Fannkuch.Split(n: c.n, chunks: c.int("chunks"))
             return .blocking(onPool: false, kernel: { _ in Fannkuch.seqPlain(split) }, spawns: nil)
 
         default:
-            // The catalog above lists a shape this switch does not build: a bug here.
-            preconditionFailure("no kernel for \(benchmark)/\(model) shape \(s.shape)")
+            // The table above lists a shape this switch does not build: a bug here.
+            preconditionFailure("no kernel for \(c.benchmark)/\(c.model) shape \(c.shape)")
         }
+    }
+
+    private static func countingSpawns(_ c: Checked) -> Bool {
+        c.value("count_spawns") == "1"
+    }
+
+    private static func chameneosConfig(_ c: Checked) -> Chameneos.Config {
+        Chameneos.Config(
+            variant: Chameneos.Variant(rawValue: c.value("variant")!)!, param: c.n, meetings: c.int("meetings"))
     }
 
     /// The cores this process may run on: the default window when `--workers` is absent.

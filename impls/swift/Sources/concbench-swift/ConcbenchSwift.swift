@@ -4,16 +4,22 @@ import Glibc
 import Darwin
 #endif
 
-/// Entry point: check the command line, say hello, run the iterations.
+/// Entry point: `describe` prints the table of what this binary serves; otherwise
+/// check the command line against that table, say hello, run the iterations.
 /// Exit status 2 for bad usage (one stderr line, nothing on stdout), 1 if a kernel
 /// failed, 0 otherwise.
 @main
 struct ConcbenchSwift {
     static func main() {
+        let argv = Array(CommandLine.arguments.dropFirst())
+        if argv == ["describe"] {
+            ProtocolWriter.describe()
+            exit(0)
+        }
         let plan: Plan
         let args: Arguments
         do {
-            args = try Arguments.parse(Array(CommandLine.arguments.dropFirst()))
+            args = try Arguments.parse(argv)
             plan = try Catalog.plan(for: args)
         } catch {
             ProtocolWriter.log(error.message)

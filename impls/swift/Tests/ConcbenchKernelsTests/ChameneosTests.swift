@@ -1,13 +1,17 @@
 import XCTest
 @testable import ConcbenchKernels
 
-/// chameneos at the spec's `test` sizes, both variants, every model and shape: the
-/// result and the metrics that must hold whatever the schedule.
+/// chameneos: both variants, every model and shape, checked by what holds whatever
+/// the schedule: the place counts M meetings, the creatures 2M, no creature meets
+/// itself, and the sum of the colours mod 3 never changes (a meeting of a ≠ b turns
+/// both into c = 3 − a − b, and 2c ≡ a + b mod 3), so it is the initial sum mod 3.
 final class ChameneosTests: XCTestCase {
-    /// (C, colour_sum_mod3) from the spec's table; M = 10 000.
-    let encore: [(creatures: Int, colourSum: Int)] = [(3, 0), (10, 1), (70, 1)]
-    let encoreResult = "meetings=10000 creature_meetings=20000"
-    let reduxResult = "meetings3=10000 creature_meetings3=20000 meetings10=10000 creature_meetings10=20000"
+    /// The spec's initial colours: creature i starts with TEN[i mod 10].
+    let ten = [0, 1, 2, 1, 2, 0, 1, 2, 1, 0]
+
+    func colourSum(creatures: Int) -> Int {
+        (0..<creatures).reduce(0) { $0 + ten[$1 % 10] } % 3
+    }
 
     /// Every model and shape behind one signature.
     var players: [(name: String, play: (Chameneos.Config) async -> Sample)] {
@@ -21,16 +25,20 @@ final class ChameneosTests: XCTestCase {
 
     func testComplementTable() {
         let all: [Chameneos.Colour] = [.blue, .red, .yellow]
-        let expected: [[Chameneos.Colour]] = [
-            [.blue, .yellow, .red], [.yellow, .red, .blue], [.red, .blue, .yellow],
-        ]
-        for (i, a) in all.enumerated() {
-            for (j, b) in all.enumerated() {
-                XCTAssertEqual(Chameneos.complement(a, b), expected[i][j], "\(a) + \(b)")
+        for a in all {
+            for b in all {
+                let c = Chameneos.complement(a, b)
+                if a == b {
+                    XCTAssertEqual(c, a)
+                } else {
+                    XCTAssertNotEqual(c, a)
+                    XCTAssertNotEqual(c, b)
+                }
+                // The invariant the tests below rely on.
+                XCTAssertEqual(2 * Int(c.rawValue) % 3, Int(a.rawValue + b.rawValue) % 3)
             }
         }
-        XCTAssertEqual((0..<3).map(Chameneos.initialColour), [.blue, .red, .yellow])
-        XCTAssertEqual(Chameneos.initialColour(13), .red)
+        XCTAssertEqual((0..<13).map { Int(Chameneos.initialColour($0).rawValue) }, (0..<13).map { ten[$0 % 10] })
     }
 
     func testFairnessFigures() {
@@ -47,14 +55,16 @@ final class ChameneosTests: XCTestCase {
         ])
     }
 
+    /// The spec's sizes and a few edges: fewer meetings than pairs, none at all, the
+    /// gate with an odd C, and two creatures.
     func testEncoreVariant() async {
         for (name, play) in players {
-            for row in encore {
-                let sample = await play(Chameneos.Config(variant: .encore, param: row.creatures, meetings: 10_000))
-                let label = "\(name) C=\(row.creatures)"
-                XCTAssertEqual(sample.result, encoreResult, label)
+            for (c, m) in [(3, 10_000), (10, 10_000), (70, 10_000), (10, 3), (7, 0), (2, 1), (800, 10_000)] {
+                let sample = await play(Chameneos.Config(variant: .encore, param: c, meetings: m))
+                let label = "\(name) C=\(c) M=\(m)"
+                XCTAssertEqual(sample.result, "meetings=\(m) creature_meetings=\(2 * m)", label)
                 XCTAssertEqual(value(sample, "self_meetings"), .integer(0), label)
-                XCTAssertEqual(value(sample, "colour_sum_mod3"), .integer(row.colourSum), label)
+                XCTAssertEqual(value(sample, "colour_sum_mod3"), .integer(colourSum(creatures: c)), label)
                 XCTAssertEqual(sample.metrics.map(\.name), [
                     "fairness_std", "cv", "min_meetings", "max_meetings", "self_meetings", "colour_sum_mod3",
                 ], label)
@@ -64,26 +74,16 @@ final class ChameneosTests: XCTestCase {
 
     func testReduxVariant() async {
         for (name, play) in players {
-            let sample = await play(Chameneos.Config(variant: .redux, param: 10_000))
-            XCTAssertEqual(sample.result, reduxResult, name)
-            XCTAssertEqual(value(sample, "self_meetings"), .integer(0), name)
-            XCTAssertEqual(value(sample, "colour_sum_mod3_3"), .integer(0), name)
-            XCTAssertEqual(value(sample, "colour_sum_mod3_10"), .integer(1), name)
-            XCTAssertNotNil(value(sample, "min_meetings_10"), name)
-        }
-    }
-
-    /// Fewer meetings than pairs, none at all, and the gate with an odd C: every
-    /// creature is still refused exactly once and reports.
-    func testEdgeCounts() async {
-        for (name, play) in players {
-            // (C, M, colour_sum_mod3); C = 800 is the spec's case with sum 2.
-            for (c, m, colourSum) in [(10, 3, 1), (7, 0, 1), (2, 1, 1), (800, 10_000, 2)] {
-                let sample = await play(Chameneos.Config(variant: .encore, param: c, meetings: m))
-                let label = "\(name) C=\(c) M=\(m)"
-                XCTAssertEqual(sample.result, "meetings=\(m) creature_meetings=\(2 * m)", label)
-                XCTAssertEqual(value(sample, "colour_sum_mod3"), .integer(colourSum), label)
+            for n in [0, 1, 10_000] {
+                let sample = await play(Chameneos.Config(variant: .redux, param: n))
+                let label = "\(name) n=\(n)"
+                XCTAssertEqual(
+                    sample.result,
+                    "meetings3=\(n) creature_meetings3=\(2 * n) meetings10=\(n) creature_meetings10=\(2 * n)", label)
                 XCTAssertEqual(value(sample, "self_meetings"), .integer(0), label)
+                XCTAssertEqual(value(sample, "colour_sum_mod3_3"), .integer(colourSum(creatures: 3)), label)
+                XCTAssertEqual(value(sample, "colour_sum_mod3_10"), .integer(colourSum(creatures: 10)), label)
+                XCTAssertNotNil(value(sample, "min_meetings_10"), label)
             }
         }
     }

@@ -2,19 +2,35 @@ import Synchronization
 import XCTest
 @testable import ConcbenchKernels
 
-/// countdown at the spec's `test` instances with windows 1 and 2, q7 once, and the
-/// pieces the result is built from.
+/// countdown: every shape and window against two independent computations in
+/// CountdownReference (the declarative definition by brute force, and the spec's
+/// enumeration transliterated for the batch counts), plus the pieces of the result.
 final class CountdownTests: XCTestCase {
-    let table: [(name: String, result: String, batches: Int)] = [
-        ("t4a", "solutions=4 checksum=4409322729027695699", 0),
-        ("t4b", "solutions=166 checksum=4409275845280706500", 0),
-        ("t5", "solutions=5 checksum=1711197073787650478", 2),
-        ("t6a", "solutions=2 checksum=3051973255031385959", 178),
-        ("t6b", "solutions=130 checksum=3005263727367393819", 174),
-    ]
-
     func instance(_ name: String) throws -> Countdown.Instance {
         try Countdown.Instance.parse(name)
+    }
+
+    /// The spec's test instances plus a few of our own (duplicates, 1s, 5 and 6
+    /// numbers), each with both reference computations, run once for all tests.
+    static let references: [(instance: Countdown.Instance, brute: [String], enumerated: [String], batches: Int)] =
+        ["t4a", "t4b", "t5", "t6a", "t6b", "10:2-3-5-7-1", "7:1-1-2-2-3", "36:3-3-4-6-1-2"].map { name in
+            let instance = try! Countdown.Instance.parse(name)
+            let goal = UInt64(instance.goal)
+            let numbers = instance.numbers.map(UInt64.init)
+            let enumerated = CountdownReference.enumerate(goal: goal, numbers: numbers)
+            return (
+                instance, CountdownReference.bruteForce(goal: goal, numbers: numbers), enumerated.solutions,
+                enumerated.batches
+            )
+        }
+
+    /// The two references find the same multiset of solution strings.
+    func testReferencesAgree() {
+        for row in Self.references {
+            XCTAssertEqual(
+                row.brute.sorted(by: CountdownReference.precedes),
+                row.enumerated.sorted(by: CountdownReference.precedes), "\(row.instance)")
+        }
     }
 
     func testInstances() throws {
@@ -35,15 +51,29 @@ final class CountdownTests: XCTestCase {
         XCTAssertNoThrow(try instance("1:65535-65535"))
     }
 
+    /// The spec's FNV-1a example values, and the kernel's result text against the
+    /// reference's on the same strings.
     func testChecksumPieces() {
         let t4a = ["(1+2+3)*4", "(1+3)*(2+4)", "1*2*3*4", "2*3*4/1"]
         XCTAssertEqual(
             t4a.map(Countdown.fnv1a64),
             [6_882_250_495_578_843_230, 16_412_771_540_748_997_029, 7_504_977_892_915_594_393,
              13_216_764_978_865_346_232])
-        XCTAssertEqual(Countdown.result(t4a.reversed()), table[0].result)
+        XCTAssertEqual(Countdown.result(t4a.reversed()), CountdownReference.result(t4a))
+        XCTAssertEqual(Countdown.result(t4a + t4a), CountdownReference.result(t4a + t4a))
         XCTAssertEqual(Countdown.canonical(.multiplicative, forward: [], reverse: ["1", "1"]), "/1/1")
         XCTAssertEqual(Countdown.canonical(.additive, forward: ["b", "B", "(a)"], reverse: ["z", "1"]), "(a)+B+b-1-z")
+    }
+
+    /// The reference itself on the spec's examples.
+    func testReferenceFindsTheSpecExamples() throws {
+        let t4a = try instance("t4a")
+        XCTAssertEqual(
+            CountdownReference.bruteForce(goal: UInt64(t4a.goal), numbers: t4a.numbers.map(UInt64.init))
+                .sorted(by: CountdownReference.precedes),
+            ["(1+2+3)*4", "(1+3)*(2+4)", "1*2*3*4", "2*3*4/1"])
+        // With fewer than 5 numbers the main does all the work.
+        XCTAssertEqual(CountdownReference.enumerate(goal: 24, numbers: [1, 2, 3, 4]).batches, 0)
     }
 
     /// The exact canonical strings of the spec's examples, from every shape.
@@ -74,32 +104,34 @@ final class CountdownTests: XCTestCase {
         }
     }
 
-    func testSCShapesAtTestSizes() async throws {
-        for shape in Countdown.SCShape.allCases {
-            for row in table {
+    func testSCShapesAgainstTheReference() async {
+        for row in Self.references {
+            let result = CountdownReference.result(row.brute)
+            for shape in Countdown.SCShape.allCases {
                 for window in [1, 2] {
-                    let sample = await Countdown.sc(shape, try instance(row.name), window: window)
-                    let label = "\(shape) \(row.name) window=\(window)"
-                    XCTAssertEqual(sample.result, row.result, label)
+                    let sample = await Countdown.sc(shape, row.instance, window: window)
+                    let label = "\(shape) \(row.instance) window=\(window)"
+                    XCTAssertEqual(sample.result, result, label)
                     XCTAssertEqual(sample.metrics, [Metric("batches", row.batches)], label)
                 }
             }
         }
     }
 
-    func testSeqPlain() throws {
-        for row in table {
-            let sample = Countdown.seqPlain(try instance(row.name))
-            XCTAssertEqual(sample.result, row.result)
+    func testSeqPlainAgainstTheReference() {
+        for row in Self.references {
+            let sample = Countdown.seqPlain(row.instance)
+            XCTAssertEqual(sample.result, CountdownReference.result(row.brute), "\(row.instance)")
             XCTAssertEqual(sample.metrics, [])
         }
     }
 
-    /// One quick-size run of the fastest shape (about a second in a debug build).
-    func testIndexedQ7() async throws {
-        let sample = await Countdown.sc(.indexed, try instance("q7"), window: 2)
-        XCTAssertEqual(sample.result, "solutions=140 checksum=8199592220404143260")
-        XCTAssertEqual(sample.metrics, [Metric("batches", 5723)])
+    /// One quick-size instance: the fastest parallel shape against the sequential one
+    /// (about two seconds in a debug build).
+    func testIndexedQ7AgreesWithSeqPlain() async throws {
+        let q7 = try instance("q7")
+        let parallel = await Countdown.sc(.indexed, q7, window: 2)
+        XCTAssertEqual(parallel.result, Countdown.seqPlain(q7).result)
     }
 
     /// The driver rule on a synthetic load: at most `window` batches started and

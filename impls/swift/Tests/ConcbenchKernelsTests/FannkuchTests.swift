@@ -1,27 +1,55 @@
 import XCTest
 @testable import ConcbenchKernels
 
-/// fannkuch at the spec's `test` sizes (and the small ones), every model and shape,
-/// plus the permutation order and the split table.
+/// fannkuch: every model and shape, several chunk counts, against a brute force
+/// written from the spec's definitions; plus the permutation order and the split.
 final class FannkuchTests: XCTestCase {
-    let table: [(n: Int, result: String)] = [
-        (3, "maxflips=2 checksum=2"), (4, "maxflips=4 checksum=4"), (5, "maxflips=7 checksum=11"),
-        (6, "maxflips=10 checksum=49"), (7, "maxflips=16 checksum=228"), (8, "maxflips=22 checksum=1616"),
-        (9, "maxflips=30 checksum=8629"),
-    ]
+    /// `maxflips=F checksum=C` by brute force: perm(i) decoded by the spec's rotation
+    /// rule for every i, flipped with array reversals, signed by the parity of i.
+    static func bruteForce(_ n: Int) -> String {
+        let total = (1...max(n, 1)).reduce(1, *)
+        var maxFlips = 0
+        var checksum = 0
+        for index in 0..<total {
+            var p = Array(0..<n)
+            var i = index
+            for k in stride(from: n - 1, through: 1, by: -1) {
+                let f = (1...k).reduce(1, *)
+                let d = i / f
+                i %= f
+                p = Array(p[d...k] + p[0..<d] + p[(k + 1)...])
+            }
+            var flips = 0
+            while p[0] != 0 {
+                let top = p[0]
+                p[0...top].reverse()
+                flips += 1
+            }
+            maxFlips = max(maxFlips, flips)
+            checksum += index % 2 == 0 ? flips : -flips
+        }
+        return "maxflips=\(maxFlips) checksum=\(checksum)"
+    }
 
-    func testSplitTable() {
-        let expected: [(n: Int, chunk: Int, tasks: Int)] = [
-            (7, 34, 149), (8, 269, 150), (9, 2420, 150), (10, 24192, 150), (11, 266_112, 150),
-            (12, 3_193_344, 150),
-        ]
-        for row in expected {
-            let split = Fannkuch.Split(n: row.n)
-            XCTAssertEqual(split.chunk, row.chunk, "n=\(row.n)")
-            XCTAssertEqual(split.tasks, row.tasks, "n=\(row.n)")
+    /// n = 1...8 by brute force, computed once (n = 8 is 40 320 permutations).
+    static let expected: [Int: String] = Dictionary(uniqueKeysWithValues: (1...8).map { ($0, bruteForce($0)) })
+
+    /// The chunk counts to try: the default, one, a prime, the Erlang-style n, and more than n!.
+    func chunkCounts(_ n: Int) -> [Int] {
+        [150, 1, 7, n, 50_000]
+    }
+
+    func testSplit() {
+        for n in 1...12 {
+            let total = (1...n).reduce(1, *)
+            let split = Fannkuch.Split(n: n)
+            XCTAssertEqual(split.total, total)
+            XCTAssertEqual(split.chunk, (total + 149) / 150, "n=\(n)")
+            XCTAssertEqual(split.tasks, (total + split.chunk - 1) / split.chunk, "n=\(n)")
+            XCTAssertLessThanOrEqual((split.tasks - 1) * split.chunk, total)
         }
         // The Erlang-style split, and more chunks than permutations.
-        XCTAssertEqual(Fannkuch.Split(n: 10, chunks: 10).chunk, 362_880)
+        XCTAssertEqual(Fannkuch.Split(n: 10, chunks: 10).chunk, (1...9).reduce(1, *))
         XCTAssertEqual(Fannkuch.Split(n: 3, chunks: 100).tasks, 6)
         XCTAssertEqual(Fannkuch.Split(n: 3, chunks: .max).tasks, 6)
     }
@@ -56,28 +84,41 @@ final class FannkuchTests: XCTestCase {
     }
 
     func testSeqPlain() {
-        for row in table {
-            XCTAssertEqual(Fannkuch.seqPlain(Fannkuch.Split(n: row.n)).result, row.result)
-        }
-        XCTAssertEqual(Fannkuch.seqPlain(Fannkuch.Split(n: 1)).result, "maxflips=0 checksum=0")
-        // The chunking must not change the totals.
-        for k in [1, 7, 5040] {
-            XCTAssertEqual(Fannkuch.seqPlain(Fannkuch.Split(n: 7, chunks: k)).result, table[4].result, "K=\(k)")
+        for (n, result) in Self.expected {
+            for k in chunkCounts(n) {
+                XCTAssertEqual(Fannkuch.seqPlain(Fannkuch.Split(n: n, chunks: k)).result, result, "n=\(n) K=\(k)")
+            }
         }
     }
 
     func testGCDShapes() {
         for shape in Fannkuch.GCDShape.allCases {
-            for row in table {
-                XCTAssertEqual(Fannkuch.gcd(shape, Fannkuch.Split(n: row.n)).result, row.result, "\(shape)")
+            for (n, result) in Self.expected {
+                for k in chunkCounts(n) {
+                    XCTAssertEqual(
+                        Fannkuch.gcd(shape, Fannkuch.Split(n: n, chunks: k)).result, result, "\(shape) n=\(n) K=\(k)")
+                }
             }
         }
     }
 
     func testSCTaskGroup() async {
-        for row in table {
-            let sample = await Fannkuch.scTaskGroup(Fannkuch.Split(n: row.n))
-            XCTAssertEqual(sample.result, row.result)
+        for (n, result) in Self.expected {
+            for k in chunkCounts(n) {
+                let sample = await Fannkuch.scTaskGroup(Fannkuch.Split(n: n, chunks: k))
+                XCTAssertEqual(sample.result, result, "n=\(n) K=\(k)")
+            }
         }
+    }
+
+    /// n = 9 (the largest test size) against the sequential shape only.
+    func testShapesAgreeAtNine() async {
+        let split = Fannkuch.Split(n: 9)
+        let sequential = Fannkuch.seqPlain(split).result
+        for shape in Fannkuch.GCDShape.allCases {
+            XCTAssertEqual(Fannkuch.gcd(shape, split).result, sequential, "\(shape)")
+        }
+        let sc = await Fannkuch.scTaskGroup(split)
+        XCTAssertEqual(sc.result, sequential)
     }
 }

@@ -1,48 +1,63 @@
 import XCTest
 @testable import ConcbenchKernels
 
-/// fib at the spec's `test` sizes, every shape, with the spawn counts of its table.
+/// fib: every shape against fib(n) computed by a loop, and the spawn counts against
+/// a count of the call tree's internal nodes.
 final class FibTests: XCTestCase {
-    /// (n, result, internal nodes I) from spec fib.md, cutoff 0.
-    let table: [(n: Int, value: String, internal: Int)] = [
-        (5, "5", 7), (10, "55", 88), (15, "610", 986), (20, "6765", 10945),
-    ]
+    let sizes = [0, 1, 2, 3, 5, 10, 15, 20]
+
+    /// fib(n) by iteration.
+    func fib(_ n: Int) -> Int {
+        var (a, b) = (0, 1)
+        for _ in 0..<n { (a, b) = (b, a + b) }
+        return a
+    }
+
+    /// The calls at or above the cutoff that are internal nodes (k >= 2) of the call
+    /// tree: one unit of work each for gcd/cps, two for gcd/parallel and sc.
+    func internalNodes(_ n: Int, cutoff: Int) -> Int {
+        var nodes = [Int](repeating: 0, count: max(n + 1, 2))
+        for k in stride(from: 2, through: n, by: 1) where k >= cutoff {
+            nodes[k] = 1 + nodes[k - 1] + nodes[k - 2]
+        }
+        return nodes[n]
+    }
 
     func testSeqPlain() {
-        for row in table {
-            XCTAssertEqual(Fib.seqPlain(n: row.n).result, row.value)
+        for n in sizes + [30, 40] {
+            XCTAssertEqual(Fib.seqPlain(n: n).result, String(fib(n)), "n=\(n)")
         }
     }
 
     func testGCDShapes() {
-        for row in table {
-            XCTAssertEqual(Fib.gcd(.cps, n: row.n, cutoff: 0).result, row.value)
-            XCTAssertEqual(Fib.gcd(.parallel, n: row.n, cutoff: 0).result, row.value)
-            XCTAssertEqual(Fib.gcdSpawnCount(.cps, n: row.n, cutoff: 0), row.internal)
-            XCTAssertEqual(Fib.gcdSpawnCount(.parallel, n: row.n, cutoff: 0), 2 * row.internal)
+        for n in sizes {
+            for cutoff in [0, 5, 12] {
+                let label = "n=\(n) cutoff=\(cutoff)"
+                XCTAssertEqual(Fib.gcd(.cps, n: n, cutoff: cutoff).result, String(fib(n)), label)
+                XCTAssertEqual(Fib.gcd(.parallel, n: n, cutoff: cutoff).result, String(fib(n)), label)
+                XCTAssertEqual(Fib.gcdSpawnCount(.cps, n: n, cutoff: cutoff), internalNodes(n, cutoff: cutoff), label)
+                XCTAssertEqual(
+                    Fib.gcdSpawnCount(.parallel, n: n, cutoff: cutoff), 2 * internalNodes(n, cutoff: cutoff), label)
+            }
         }
     }
 
     func testSCAsyncLet() async {
-        for row in table {
-            let sample = await Fib.sc(n: row.n, cutoff: 0)
-            XCTAssertEqual(sample.result, row.value)
-            let spawns = await Fib.scSpawnCount(n: row.n, cutoff: 0)
-            XCTAssertEqual(spawns, 2 * row.internal)
+        for n in sizes {
+            for cutoff in [0, 5, 12] {
+                let label = "n=\(n) cutoff=\(cutoff)"
+                let sample = await Fib.sc(n: n, cutoff: cutoff)
+                XCTAssertEqual(sample.result, String(fib(n)), label)
+                let spawns = await Fib.scSpawnCount(n: n, cutoff: cutoff)
+                XCTAssertEqual(spawns, 2 * internalNodes(n, cutoff: cutoff), label)
+            }
         }
     }
 
-    func testSmallIndicesAndCutoff() async {
-        // Leaves answer without creating work; a cutoff above n is pure seqfib.
-        for n in 0...1 {
-            XCTAssertEqual(Fib.gcd(.cps, n: n, cutoff: 0).result, String(n))
-            XCTAssertEqual(Fib.gcdSpawnCount(.parallel, n: n, cutoff: 0), 0)
-        }
+    func testCutoffEdges() {
+        // A cutoff of 0, 1 or 2 changes nothing; one above n is plain recursion.
+        XCTAssertEqual(Fib.gcdSpawnCount(.cps, n: 15, cutoff: 2), Fib.gcdSpawnCount(.cps, n: 15, cutoff: 0))
         XCTAssertEqual(Fib.gcdSpawnCount(.cps, n: 20, cutoff: 21), 0)
-        // A cutoff of 0, 1 or 2 changes nothing.
-        XCTAssertEqual(Fib.gcdSpawnCount(.cps, n: 15, cutoff: 2), 986)
-        let cut = await Fib.sc(n: 20, cutoff: 10)
-        XCTAssertEqual(cut.result, "6765")
-        XCTAssertEqual(Fib.gcd(.parallel, n: 20, cutoff: 10).result, "6765")
+        XCTAssertEqual(Fib.gcd(.cps, n: 20, cutoff: 21).result, String(fib(20)))
     }
 }

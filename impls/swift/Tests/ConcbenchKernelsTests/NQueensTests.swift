@@ -1,24 +1,67 @@
 import XCTest
 @testable import ConcbenchKernels
 
-/// nqueens at the spec's `test` sizes (1, 4, 5, 8) with its child-task counts.
+/// nqueens: every shape against a brute force that counts the solutions and the
+/// valid partial boards (one child task or block each).
 final class NQueensTests: XCTestCase {
-    let table: [(n: Int, value: String, children: Int)] = [
-        (1, "1", 1), (2, "0", 2), (3, "0", 5), (4, "2", 16), (5, "10", 53), (8, "92", 2056),
-    ]
+    /// (solutions, valid partial boards with 1...n queens) by backtracking over
+    /// occupied rows and diagonals, one queen per column.
+    static func bruteForce(_ n: Int) -> (solutions: Int, children: Int) {
+        var solutions = 0
+        var children = 0
+        var rows = [Bool](repeating: false, count: n)
+        var up = [Bool](repeating: false, count: 2 * n)
+        var down = [Bool](repeating: false, count: 2 * n)
+        func place(_ col: Int) {
+            if col == n {
+                solutions += 1
+                return
+            }
+            for row in 0..<n where !rows[row] && !up[row + col] && !down[row - col + n] {
+                children += 1
+                rows[row] = true
+                up[row + col] = true
+                down[row - col + n] = true
+                place(col + 1)
+                rows[row] = false
+                up[row + col] = false
+                down[row - col + n] = false
+            }
+        }
+        place(0)
+        return (solutions, children)
+    }
+
+    let sizes = [0, 1, 2, 3, 4, 5, 6, 8]
+
+    /// The backtracking count against every permutation of rows checked for diagonals.
+    func testBruteForceAgreesWithPermutations() {
+        func permutations(_ items: [Int]) -> [[Int]] {
+            items.isEmpty ? [[]] : items.indices.flatMap { i in
+                permutations(Array(items[..<i] + items[(i + 1)...])).map { [items[i]] + $0 }
+            }
+        }
+        for n in 0...7 {
+            let count = permutations(Array(0..<n)).filter { p in
+                p.indices.allSatisfy { a in p.indices.allSatisfy { b in a == b || abs(p[a] - p[b]) != abs(a - b) } }
+            }.count
+            XCTAssertEqual(Self.bruteForce(n).solutions, count, "n=\(n)")
+        }
+    }
 
     func testSeqPlain() {
-        for row in table {
-            XCTAssertEqual(NQueens.seqPlain(n: row.n).result, row.value)
+        for n in sizes {
+            XCTAssertEqual(NQueens.seqPlain(n: n).result, String(Self.bruteForce(n).solutions), "n=\(n)")
         }
     }
 
     func testSCGroup() async {
-        for row in table {
-            let sample = await NQueens.sc(n: row.n)
-            XCTAssertEqual(sample.result, row.value)
-            let spawns = await NQueens.scSpawnCount(n: row.n)
-            XCTAssertEqual(spawns, row.children)
+        for n in sizes {
+            let expected = Self.bruteForce(n)
+            let sample = await NQueens.sc(n: n)
+            XCTAssertEqual(sample.result, String(expected.solutions), "n=\(n)")
+            let spawns = await NQueens.scSpawnCount(n: n)
+            XCTAssertEqual(spawns, expected.children, "n=\(n)")
         }
     }
 
@@ -28,14 +71,15 @@ final class NQueensTests: XCTestCase {
     /// test only N <= 4, each with a 30 s limit. Per the spec a stall is an accepted
     /// outcome (skip), a wrong count never is.
     func testGCDGroupWaitSmallBoards() throws {
-        for row in table where row.n <= 4 {
+        for n in sizes where n <= 4 {
+            let expected = Self.bruteForce(n)
             guard let (sample, spawns) = finishing(within: 30, {
-                (NQueens.gcd(n: row.n), NQueens.gcdSpawnCount(n: row.n))
+                (NQueens.gcd(n: n), NQueens.gcdSpawnCount(n: n))
             }) else {
-                throw XCTSkip("gcd/group-wait stalled at N = \(row.n) (accepted outcome)")
+                throw XCTSkip("gcd/group-wait stalled at N = \(n) (accepted outcome)")
             }
-            XCTAssertEqual(sample.result, row.value)
-            XCTAssertEqual(spawns, row.children)
+            XCTAssertEqual(sample.result, String(expected.solutions), "n=\(n)")
+            XCTAssertEqual(spawns, expected.children, "n=\(n)")
         }
     }
 }

@@ -1,40 +1,44 @@
 import XCTest
 @testable import ConcbenchKernels
 
-/// spawn-scaling at the spec's `test` sizes, every model and shape.
+/// spawn-scaling: every model and shape against sums computed here from the spec's
+/// work(i) (32 LCG steps from state i, then a value in 1...1000).
 final class SpawnScalingTests: XCTestCase {
-    let table: [(n: Int, result: String)] = [
-        (64, "tasks=64 sum=30816"), (2048, "tasks=2048 sum=1024384"),
-    ]
+    let sizes = [0, 1, 64, 2048]
 
-    func testWorkMatchesTheSpecValues() {
-        XCTAssertEqual((0..<5).map(SpawnScaling.work), [25, 274, 523, 772, 21])
-        // The same 32 steps through the portable LCG32.
-        for i in [0, 1, 999, 123_456] {
-            var g = LCG32(seed: UInt32(i))
-            for _ in 0..<31 { _ = g.step() }
-            XCTAssertEqual(SpawnScaling.work(i), Int(g.draw(1000)) + 1)
+    func work(_ i: Int) -> Int {
+        var s = UInt32(truncatingIfNeeded: i)
+        for _ in 0..<32 { s = s &* 1_664_525 &+ 1_013_904_223 }
+        return Int(s % 1000) + 1
+    }
+
+    func expected(_ n: Int) -> String {
+        "tasks=\(n) sum=\((0..<n).reduce(0) { $0 + work($1) })"
+    }
+
+    func testWork() {
+        for i in [0, 1, 2, 999, 123_456, Int(UInt32.max)] {
+            XCTAssertEqual(SpawnScaling.work(i), work(i), "i=\(i)")
         }
     }
 
     func testSeqLoop() {
-        for row in table {
-            XCTAssertEqual(SpawnScaling.seqLoop(tasks: row.n).result, row.result)
+        for n in sizes {
+            XCTAssertEqual(SpawnScaling.seqLoop(tasks: n).result, expected(n))
         }
-        XCTAssertEqual(SpawnScaling.seqLoop(tasks: 0).result, "tasks=0 sum=0")
     }
 
     func testGCDGroup() {
-        for row in table {
-            XCTAssertEqual(SpawnScaling.gcdGroup(tasks: row.n).result, row.result)
+        for n in sizes {
+            XCTAssertEqual(SpawnScaling.gcdGroup(tasks: n).result, expected(n))
         }
     }
 
     func testSCShapes() async {
         for shape in SpawnScaling.SCShape.allCases {
-            for row in table {
-                let sample = await SpawnScaling.sc(shape, tasks: row.n)
-                XCTAssertEqual(sample.result, row.result, "\(shape)")
+            for n in sizes {
+                let sample = await SpawnScaling.sc(shape, tasks: n)
+                XCTAssertEqual(sample.result, expected(n), "\(shape) n=\(n)")
             }
         }
     }

@@ -1,0 +1,145 @@
+import Foundation
+import XCTest
+@testable import concbench_swift
+import ConcbenchKernels
+
+/// The generic domain checks and the table they read, as plain functions (the
+/// protocol itself is exercised by the harness, not here).
+final class CatalogTests: XCTestCase {
+    func args(_ line: String) throws(UsageError) -> Arguments {
+        try Arguments.parse(line.split(separator: " ").map(String.init))
+    }
+
+    func rejects(_ line: String, file: StaticString = #filePath, line number: UInt = #line) {
+        do {
+            _ = try Catalog.check(try args(line))
+            XCTFail("accepted: \(line)", file: file, line: number)
+        } catch {
+            XCTAssertFalse(error.message.contains("\n"), "one line only: \(line)", file: file, line: number)
+        }
+    }
+
+    func testIntDomain() {
+        let d = Domain.int(min: -2, max: 10)
+        for good in ["-2", "0", "7", "10", "-0", "007"] { XCTAssertTrue(d.accepts(good), good) }
+        for bad in ["-3", "11", "", "-", "+5", " 5", "5 ", "1a", "0x1", "1e1", "99999999999999999999"] {
+            XCTAssertFalse(d.accepts(bad), bad)
+        }
+        XCTAssertTrue(Domain.int(min: 1).accepts(String(Int.max)))
+        XCTAssertFalse(Domain.int(min: 1).accepts("0"))
+        XCTAssertEqual(Domain.integer("-42"), -42)
+    }
+
+    func testValuesDomain() {
+        let d = Domain.values(["0", "1"])
+        XCTAssertTrue(d.accepts("1"))
+        for bad in ["2", "01", "", " 1"] { XCTAssertFalse(d.accepts(bad), bad) }
+    }
+
+    func testCountdownPattern() throws {
+        let d = Catalog.countdownInstance
+        for good in Countdown.Instance.named.map(\.key) + ["317:3-7-8-50-75-4", "0:1", "999999999:999999999"] {
+            XCTAssertTrue(d.accepts(good), good)
+            // Everything the pattern admits parses, unless the 32-bit bound over all
+            // the numbers together refuses it.
+            XCTAssertNoThrow(try Countdown.Instance.parse(good), good)
+        }
+        for bad in [
+            "q9", "t4", "t4ab", "xt4a", "", "317", "317:", ":3", "317:3--4", "317:3-4-", "317:0-4", "317:03",
+            "01:3", "1234567890:1", "317: 3", "317:3-4:5", "+3:4",
+        ] {
+            XCTAssertFalse(d.accepts(bad), bad)
+        }
+        XCTAssertTrue(d.accepts("952:100-75-50-25-10-5-1-2-1"))
+        XCTAssertThrowsError(try Countdown.Instance.parse("952:100-75-50-25-10-5-1-2-1"))
+        rejects("countdown --model sc --param 952:100-75-50-25-10-5-1-2-1 --iterations 1")
+    }
+
+    /// The table's own consistency: patterns compile, defaults lie in their domains,
+    /// every model has a shape, and no key is listed twice.
+    func testTableIsConsistent() throws {
+        XCTAssertEqual(Set(Catalog.models.map(\.name)).count, Catalog.models.count)
+        for benchmark in Catalog.benchmarks {
+            if case .pattern(let p) = benchmark.param { XCTAssertNoThrow(try Regex(p)) }
+            for model in benchmark.models {
+                XCTAssertTrue(Catalog.models.contains { $0.name == model.name })
+                XCTAssertFalse(model.shapes.isEmpty, "\(benchmark.name)/\(model.name)")
+                XCTAssertEqual(Set(model.options.map(\.key)).count, model.options.count)
+                XCTAssertFalse(model.options.contains { $0.key == "shape" })
+                for option in model.options {
+                    if let value = option.defaultValue {
+                        XCTAssertTrue(option.domain.accepts(value), "\(benchmark.name) \(option.key)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every shape of the table builds a plan of its model's driver kind, with every
+    /// option at its domain's lower bound (where it has one).
+    func testEveryShapeBuildsAPlan() throws {
+        for benchmark in Catalog.benchmarks {
+            for model in benchmark.models {
+                let param = benchmark.name == "countdown" ? "t4a" : "2"
+                let options = model.options.compactMap { option -> String? in
+                    switch option.domain {
+                    case .int(let min?, _): " --option \(option.key)=\(min)"
+                    case .values(let list): " --option \(option.key)=\(list[0])"
+                    default: nil
+                    }
+                }.joined()
+                for shape in model.shapes {
+                    let line = "\(benchmark.name) --model \(model.name) --param \(param) --iterations 1"
+                        + " --option shape=\(shape)" + options
+                    switch (model.name, Catalog.makePlan(try Catalog.check(try args(line)))) {
+                    case ("sc", .suspending), ("gcd", .blocking), ("seq", .blocking):
+                        break
+                    default:
+                        XCTFail("\(line): wrong driver kind")
+                    }
+                }
+            }
+        }
+    }
+
+    func testChecksApplyTheTable() throws {
+        rejects("bogus --model sc --param 1 --iterations 1")
+        rejects("fib --model threads --param 1 --iterations 1")
+        rejects("fib --model gcd --param 1 --iterations 1 --option shape=foo")
+        rejects("fib --model sc --param 1 --iterations 1 --option wait_ms=3")
+        rejects("fib --model sc --param 93 --iterations 1")
+        rejects("fib --model sc --param x --iterations 1")
+        rejects("fib --model sc --param 1 --iterations 1 --option count_spawns=2")
+        rejects("nqueens --model sc --param 4 --iterations 1 --option driver=pool")
+        rejects("spawn-actors --model seq --param 10 --iterations 1")
+        rejects("big --model sc --param 20 --iterations 1 --option hood=0")
+        rejects("chameneos --model sc --param 1 --iterations 1")
+        rejects("chameneos --model sc --param 1 --iterations 1 --option variant=encore")
+        rejects("fib --model sc --param 1 --iterations -1")
+        rejects("fib --model sc --param 1")
+
+        let fib = try Catalog.check(try args("fib --model gcd --param 20 --iterations 3 --option shape=parallel"))
+        XCTAssertEqual([fib.shape, fib.value("cutoff"), fib.value("driver")], ["parallel", "0", "main"])
+        XCTAssertEqual(fib.n, 20)
+        let redux = try Catalog.check(
+            try args("chameneos --model gcd --param 0 --iterations 1 --option variant=redux --option meetings=5"))
+        XCTAssertEqual(redux.value("variant"), "redux")
+        // countdown's window: the option, else --workers, else the cores.
+        let countdown = try Catalog.check(try args("countdown --model sc --param q7 --iterations 1 --workers 3"))
+        XCTAssertNil(countdown.value("window"))
+        XCTAssertEqual(countdown.workers, 3)
+        XCTAssertGreaterThanOrEqual(Catalog.availableCores(), 1)
+    }
+
+    func testDescriptionIsOneJSONLine() throws {
+        let line = ProtocolWriter.line(Catalog.description())
+        XCTAssertFalse(line.contains("\n"))
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let describe = try XCTUnwrap(object["describe"] as? [String: Any])
+        let benchmarks = try XCTUnwrap(describe["benchmarks"] as? [String: Any])
+        XCTAssertEqual(Set(benchmarks.keys), Set(Catalog.benchmarks.map(\.name)))
+        let fannkuch = try XCTUnwrap(benchmarks["fannkuch"] as? [String: Any])
+        XCTAssertEqual(fannkuch["param"] as? [String: [String: Int]], ["int": ["min": 1, "max": Fannkuch.maxN]])
+    }
+}
