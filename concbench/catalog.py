@@ -64,6 +64,7 @@ class Benchmark:
     may_stall_models: tuple[str, ...] = ()
     derived: tuple[str, ...] = ()
     expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> key -> value
+    repeatable: bool = False   # the spec lets `--option repeat=k` time k back-to-back kernels as one iteration
 
     def reference_for(self, param: str, iteration: int, options: dict[str, str] | None = None) -> str | None:
         """The expected result, or None when the spec gives none for this parameter and these options.
@@ -77,6 +78,11 @@ class Benchmark:
         found = {name: lookup(table, param, options or {}) for name, table in self.expected_metrics.items()}
         return {name: value for name, value in found.items() if value is not None and value != NOT_FIXED}
 
+
+# `--option repeat=k`: one reported iteration is k back-to-back runs of the kernel, its `ns` their
+# total divided by k. It batches kernels too short for the clock, changes no answer, and is only
+# accepted where the benchmark's file says `repeatable = true` (docs/describe.md).
+REPEAT = "repeat"
 
 NOT_FIXED = "n/a"   # an expected metric the spec does not fix for the points a key matches
 
@@ -247,6 +253,7 @@ def load_benchmark(path: Path) -> Benchmark:
         references=references,
         may_stall_models=tuple(data.get("may_stall_models", ())),
         derived=tuple(data.get("derived", ())),
+        repeatable=bool(data.get("repeatable", False)),
         expected_metrics={
             metric: {str(param): value for param, value in table.items()}
             for metric, table in data.get("expected_metrics", {}).items()

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import conformance, describe, environment, measure, regression, runner, toolchains
-from .catalog import SIZE_SETS, Catalog, load_catalog
+from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .plan import Request, make_plan, parse_option, parse_values
 from .progress import RichProgress
@@ -380,9 +380,11 @@ def _check_language(catalog: Catalog, store: Store, language: str, models: set[s
         return list(rows.values())
     models = models or set(impl.description.models)
     conformance.check_rejections(catalog, impl, models, rows)
+    conformance.check_repetitions(catalog, impl.description, rows)
     variants = tuple(f"{language}/{m}" for m in sorted(models))
     plan = make_plan(catalog, Request(variants=variants, size="test", cores=(len(environment.allowed_cpus()),)),
                      _available(catalog))
+    plan += conformance.repeated(plan)
     executor = runner.ProcessExecutor(toolchains.launcher_path(catalog.root / "build"))
     outcome = measure.run_plan(catalog, store, plan, Settings(runs=1), RichProgress(console),
                                {"check": language}, executor)
@@ -486,7 +488,7 @@ def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any series of B is slower than in A.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
 def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> int:
-    """Compare two sessions series by series: ratio of medians B/A with a bootstrap interval."""
+    """Compare two sessions series by series, the run (process) as the unit: B/A and its 95 % interval."""
     catalog = _catalog()
     store = _open_store(catalog, db)
     record_a, record_b = store.session(session_a), store.session(session_b)
@@ -504,7 +506,12 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
     short = [c for c in changes if c.too_short]
     if short:
         console.print(f"{len(short)} series iterate in under {regression.CLOCK_FLOOR_NS / 1e6:g} ms (marked short!): "
-                      "their times are mostly clock and scheduler noise; compare a larger size")
+                      "their times are mostly clock and scheduler noise; compare a larger size", highlight=False)
+        for change in short:
+            benchmark = catalog.benchmarks.get(change.key[0])
+            if benchmark is not None and benchmark.repeatable:
+                console.print(f"  {change.label}: or batch it, --option {REPEAT}={regression.repeats_for(change)}",
+                              highlight=False)
     slower = [c for c in changes if c.verdict == "slower"]
     return EXIT_RUN_FAILED if slower and fail_on_regression else EXIT_OK
 

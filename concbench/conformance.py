@@ -7,7 +7,9 @@ Per language and benchmark it checks that
   parameter outside its domain), the cases generated from the description;
 - every shape of every model runs at test size through the protocol, with every result
   verified (or, for a model the benchmark says may stall, a timeout) and every deterministic
-  metric the spec fixes reported and right.
+  metric the spec fixes reported and right;
+- inner repetitions (`repeat`) are offered only where the benchmark allows them, and where
+  offered, the first test point runs once more batched and must verify the same way.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import json
 import subprocess
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import describe
-from .catalog import Benchmark, Catalog, Implementation
+from .catalog import REPEAT, Benchmark, Catalog, Implementation
 from .plan import Point
 from .records import RunRecord, RunStatus
 from .verify import Verdict, missing_metrics
@@ -154,6 +156,29 @@ def check_rejections(catalog: Catalog, impl: Implementation, models: set[str], r
             row.rejections_passed += 1
         else:
             row.problems.append(problem)
+
+
+def check_repetitions(catalog: Catalog, description: describe.Description, rows: Rows) -> None:
+    """`repeat` changes what one iteration times: only a benchmark whose file allows it may offer it."""
+    for bench_id, served in description.served.items():
+        bench = catalog.benchmarks.get(bench_id)
+        for model, entry in served.items():
+            if bench is not None and not bench.repeatable and REPEAT in entry.options:
+                rows[bench_id].problems.append(
+                    f"{model}: offers {REPEAT}, but {bench_id}.toml does not allow inner repetitions")
+
+
+def repeated(plan: list[Point], times: int = 3) -> list[Point]:
+    """Each variant and shape that offers `repeat`: its first test point again, batched `times` over."""
+    extra, seen = [], set()
+    for point in plan:
+        key = (point.benchmark.id, point.variant.name, point.shape)
+        offered = REPEAT in point.variant.served[point.benchmark.id].options
+        if offered and point.benchmark.repeatable and key not in seen:
+            seen.add(key)
+            options = tuple(sorted({**dict(point.options), REPEAT: str(times)}.items()))
+            extra.append(replace(point, options=options))
+    return extra
 
 
 def judge_runs(plan: list[Point], runs: list[RunRecord], rows: Rows) -> None:

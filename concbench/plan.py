@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .catalog import SIZE_SETS, Benchmark, Catalog, SizePoint, SizeSet, Variant, option_combinations
+from .catalog import REPEAT, SIZE_SETS, Benchmark, Catalog, SizePoint, SizeSet, Variant, option_combinations
 from .errors import UsageError
 
 
@@ -136,6 +136,8 @@ def check_point(point: Point) -> None:
     for key, value in point.options:
         if key == "shape":
             continue
+        if key == REPEAT and not bench.repeatable:
+            raise UsageError(f"{bench.id}: its spec allows no inner repetitions (--option {REPEAT}=...)")
         if key not in served.options:
             known = ", ".join(sorted(served.options)) or "none"
             raise UsageError(f"{bench.id}: {variant.name} takes no option '{key}' (known: {known})")

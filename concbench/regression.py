@@ -12,6 +12,7 @@ noise): under 1 % of A/A series flagged, while a 30 % slowdown is found."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -45,6 +46,12 @@ class SeriesChange:
         return bool(medians) and min(medians) < CLOCK_FLOOR_NS
 
 
+def repeats_for(change: SeriesChange) -> int:
+    """Inner repetitions (`--option repeat=k`) that lift a short series' iterations over the clock floor."""
+    medians = [m for m in (change.median_a_ns, change.median_b_ns) if m]
+    return max(2, math.ceil(CLOCK_FLOOR_NS / max(min(medians), 1.0))) if medians else 2
+
+
 def _runs(runs: list[RunRecord]) -> dict[tuple, list[list[int]]]:
     series: dict[tuple, list[list[int]]] = defaultdict(list)
     for run in runs:
@@ -64,10 +71,10 @@ def classify(comparison: stats.RunLevelComparison, threshold: float) -> tuple[st
         return "faster", None
     if low is not None and low >= lower and high <= upper:
         return "unchanged", None
-    # How far the estimate is from the nearer edge of the band decides how many runs it takes.
-    log_ratio, edge = abs(np.log(comparison.ratio)), np.log(upper)
-    margin = abs(log_ratio - edge)
-    return "inconclusive", comparison.runs_to_resolve(float(np.expm1(margin))) if margin > 0 else None
+    # How far the estimate is from the nearer edge of the band decides how many runs it takes; an
+    # estimate on the edge itself takes as many as a change of the threshold's size (not infinitely many).
+    margin = max(abs(abs(np.log(comparison.ratio)) - np.log(upper)), np.log(upper))
+    return "inconclusive", comparison.runs_to_resolve(float(np.expm1(margin)))
 
 
 def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],

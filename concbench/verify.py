@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .catalog import Benchmark
+from .catalog import REPEAT, Benchmark
 from .records import IterationRecord, Reason, RunRecord, RunStatus
 
 
@@ -122,8 +122,9 @@ def _majority(votes: list[_Vote]) -> tuple[str | None, int]:
 
 
 def agreement_key(run: RunRecord, index: int) -> tuple:
-    """Results that must agree: one benchmark, parameter, iteration and every option but the shape."""
-    options = tuple(sorted((k, v) for k, v in run.options.items() if k != "shape"))
+    """Results that must agree: one benchmark, parameter, iteration and every option but the shape
+    and the inner repetitions, which change the program, never the answer."""
+    options = tuple(sorted((k, v) for k, v in run.options.items() if k not in ("shape", REPEAT)))
     return run.benchmark, run.param, options, index
 
 

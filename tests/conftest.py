@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from concbench import toolchains
+from concbench.catalog import Implementation, load_implementation
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,3 +49,16 @@ class Cli:
 @pytest.fixture
 def cli(tmp_path) -> Cli:
     return Cli(tmp_path / "results.sqlite")
+
+
+def installed(folder: str) -> Implementation:
+    """The implementation in impls/<folder>; the test is skipped, saying why, where its toolchain is missing."""
+    impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
+    found = toolchains.availability(impl)
+    if not found.available:
+        pytest.skip(f"{folder}: {found.reason} ({found.install_hint})")
+    return impl
+
+
+# Every folder under impls/ but the fake: the list is read from the tree, so none can be left out.
+COMPILED = sorted(p.name for p in (ROOT / "impls").iterdir() if (p / "impl.toml").is_file() and p.name != "fake")

@@ -118,6 +118,13 @@ def test_agreement_marks_the_majority_agreed_and_the_odd_one_wrong():
     assert runs[0].status == "ok"
 
 
+def test_agreement_ignores_the_shape_and_inner_repetitions_but_not_other_options():
+    from concbench.verify import agreement_key
+    plain, batched, scaled = _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["1"])
+    plain.options, batched.options, scaled.options = {"shape": "p"}, {"shape": "q", "repeat": "9"}, {"scale": "2"}
+    assert agreement_key(plain, 0) == agreement_key(batched, 0) != agreement_key(scaled, 0)
+
+
 def test_agreement_without_a_majority_is_disagree():
     from concbench.verify import cross_check
     runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]

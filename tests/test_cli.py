@@ -232,9 +232,20 @@ def test_agreement_groups_by_option_values(cli):
     (["--param", "-5"], "--param -5 is outside what fake/ok accepts"),
     (["--param", "10", "--option", "nosuch=1"], "takes no option 'nosuch'"),
     (["--param", "10", "--option", "cutoff=x"], "--option cutoff=x is outside"),
+    (["--param", "10", "--option", "repeat=0"], "--option repeat=0 is outside"),
+    (["-b", "spawn-waiting", "--param", "2", "--option", "repeat=2"], "spawn-waiting: its spec allows no inner repetitions"),
 ])
 def test_a_bad_parameter_or_option_is_refused_before_anything_runs(cli, args, message):
-    done = cli("run", "-b", "fib", "-v", "fake/ok", *args)
+    done = cli("run", *(["-b", "fib"] if "-b" not in args else []), "-v", "fake/ok", *args)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not cli.db.exists()   # nothing ran, nothing was stored
+
+
+def test_inner_repetitions_batch_a_repeatable_benchmark_and_keep_verifying(cli):
+    done = cli("run", "-b", "fib", "-v", "fake/ok", "--param", "10", "--option", "repeat=1,4",
+               "--runs", "1", "--iterations", "2")
+    assert done.returncode == 0, done.stderr
+    runs = cli.export()["runs"]
+    assert sorted(r["options"].get("repeat") for r in runs) == ["1", "4"]
+    assert {it["verdict"] for r in runs for it in r["iterations"]} == {"verified"}

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from concbench import toolchains
-from concbench.catalog import load_implementation
+from conftest import COMPILED, installed
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = sorted(p.name for p in (ROOT / "impls").iterdir() if p.is_dir())
@@ -24,12 +23,9 @@ def test_every_implementation_folder_has_a_manifest_and_a_description_snapshot()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("folder", [f for f in FOLDERS if f != "fake"])
+@pytest.mark.parametrize("folder", COMPILED)
 def test_check(cli, folder):
-    impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
-    found = toolchains.availability(impl)
-    if not found.available:
-        pytest.skip(f"{folder}: {found.reason}: its variants are unavailable")
+    impl = installed(folder)
     done = cli("check", impl.language, timeout=1800)
     assert "Traceback" not in done.stderr
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-4000:]

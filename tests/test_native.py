@@ -7,6 +7,7 @@ import pytest
 
 from concbench import toolchains
 from concbench.catalog import load_implementation
+from conftest import COMPILED, installed
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = sorted(p.name for p in (ROOT / "impls").iterdir() if (p / "impl.toml").is_file())
@@ -19,12 +20,9 @@ def test_every_compiled_implementation_has_unit_tests():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("folder", [f for f in FOLDERS if f != "fake"])
+@pytest.mark.parametrize("folder", COMPILED)
 def test_native_unit_tests(folder, tmp_path):
-    impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
-    found = toolchains.availability(impl)
-    if not found.available:
-        pytest.skip(f"{folder}: {found.reason}: its unit tests cannot run")
+    impl = installed(folder)
     toolchains.build(impl, tmp_path)
     done = subprocess.run(list(impl.test_command), cwd=impl.folder, capture_output=True, text=True, timeout=1500)
     assert done.returncode == 0, f"{folder}: {' '.join(impl.test_command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

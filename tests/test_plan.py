@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 
 from concbench.catalog import load_catalog
@@ -77,3 +79,21 @@ def test_hidden_and_unavailable_variants_stay_out_of_default_runs(catalog):
     assert {p.variant.name for p in plan} == {"swift/sc"}
     with pytest.raises(UsageError, match="not available"):
         make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/gcd",), cores=(1,)), {"swift/sc"})
+
+
+def test_the_conformance_check_batches_each_shape_that_offers_repeat_once(catalog):
+    from concbench import conformance
+    plan = make_plan(catalog, Request(benchmarks=("fib", "spawn-waiting"), variants=("fake/ok",), size="test",
+                                      cores=(2,)), ALL)
+    extra = conformance.repeated(plan)
+    assert [(p.benchmark.id, p.param, dict(p.options)["repeat"]) for p in extra] == [("fib", plan[0].param, "3")]
+
+
+def test_a_description_offering_repeat_where_the_benchmark_forbids_it_fails_the_check(catalog):
+    from concbench import conformance
+    from concbench.describe import Domain, Served
+    fake = catalog.implementations["fake"].description
+    served = {**fake.served, "spawn-waiting": {"ok": Served((), {"repeat": Domain("int", low=1)})}}
+    rows = conformance.Rows("fake")
+    conformance.check_repetitions(catalog, dataclasses.replace(fake, served=served), rows)
+    assert "does not allow inner repetitions" in rows["spawn-waiting"].problems[0]

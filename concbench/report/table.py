@@ -180,7 +180,9 @@ def growth_table(series: list[GrowthSeries]) -> Table:
         flag = "[red bold]super-linear[/]" if fit.superlinear else "[green]linear[/]"
         if fit.timed_out:
             flag += " (timeout)"
-        out.add_row(s.benchmark, escape(s.label), str(s.cores), *cells,
+        # Series that differ only in an option (scale=1, scale=2) are separate lines: name it.
+        label = f"{s.label} ({s.options})" if s.options else s.label
+        out.add_row(s.benchmark, escape(label), str(s.cores), *cells,
                     "–" if fit.exponent is None else f"{fit.exponent:.3f}",
                     "–" if fit.local_last is None else f"{fit.local_last:.3f}", flag)
     return out

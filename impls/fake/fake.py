@@ -37,7 +37,8 @@ PAD = {"int": {"min": 0}, "default": "5"}
 TABLE = {
     "fib": {
         "param": {"int": {"min": 0, "max": 30}},
-        "options": {"cutoff": INT, "count_spawns": SWITCH, "pad_ms": PAD},
+        "options": {"cutoff": INT, "count_spawns": SWITCH, "pad_ms": PAD,
+                    "repeat": {"int": {"min": 1, "max": 1000}, "default": "1"}},
         "models": ["ok", "wrong", "wrong-hang", "wrong-crash", "crash", "exit", "hang", "spin", "garbage",
                    "threads", "bigrss", "slow"],
     },
@@ -215,12 +216,17 @@ def main():
     # A slowdown the harness cannot see in the options: for regression tests of `concbench compare`.
     pad_s *= float(os.environ.get("CONCBENCH_FAKE_SLOWDOWN", "1"))
     metrics = {}
+    repeat = int(options.get("repeat", "1"))
     for t in range(args.iterations):
         t0 = time.monotonic_ns()
-        result, metrics = kernel(args.benchmark, model, n, options)
+        results = set()
+        for _ in range(repeat):
+            result, metrics = kernel(args.benchmark, model, n, options)
+            results.add(result)
         if pad_s:
             time.sleep(pad_s)
-        ns = time.monotonic_ns() - t0
+        ns = (time.monotonic_ns() - t0) // repeat
+        result = "|".join(sorted(results))
         if (model == "wrong" and t == 1) or (model in ("wrong-hang", "wrong-crash") and t == 0):
             result = result + "1"
         say({"iteration": t, "ns": ns, "result": result})

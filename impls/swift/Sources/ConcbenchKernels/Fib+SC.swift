@@ -17,6 +17,14 @@ extension Fib {
         }, format: { String($0) })
     }
 
+    /// sc/asynclet with `repeat=k`: k whole trees, one after the other, timed as one iteration.
+    public static func sc(n: Int, cutoff: Int, repeating count: Int) async -> Sample {
+        if count == 1 { return await sc(n: n, cutoff: cutoff) }
+        return await Sample.timing(repeating: count, input: n, {
+            await asynclet($0, cutoff: cutoff, tally: NoTally())
+        }, format: { String($0) })
+    }
+
     /// Untimed counting pass: the child tasks one sc iteration really creates.
     public static func scSpawnCount(n: Int, cutoff: Int) async -> Int {
         let tally = CountingTally()

@@ -111,6 +111,9 @@ enum Catalog {
     static let countSpawns = OptionSpec("count_spawns", .values(["0", "1"]), default: "0")
     /// fib: below the cutoff, plain recursion (seq accepts it and is plain recursion throughout).
     static let cutoff = OptionSpec("cutoff", .int(min: 0), default: "0")
+    /// fib (repeatable in benchmarks/fib.toml): k back-to-back kernels per reported iteration,
+    /// for sizes too short for the clock; every result is kept, so the bound keeps memory small.
+    static let repeats = OptionSpec("repeat", .int(min: 1, max: 1_000_000), default: "1")
     /// countdown: the cap on outstanding batches; absent, `--workers`, else the cores.
     static let window = OptionSpec("window", .int(min: 1), default: nil)
     /// big: workers are seeded and neighbourhoods drawn with 32-bit values.
@@ -158,7 +161,7 @@ enum Catalog {
             name: "fib", param: .int(min: 0, max: 92),
             models: [
                 gcd(Fib.GCDShape.allCases.map(\.rawValue), [cutoff, countSpawns]),
-                sc(["asynclet"], [cutoff, countSpawns]), seq(["plain"], [cutoff, countSpawns]),
+                sc(["asynclet"], [cutoff, countSpawns, repeats]), seq(["plain"], [cutoff, countSpawns, repeats]),
             ]),
         BenchmarkSpec(
             name: "nqueens", param: .int(min: 0),
@@ -375,15 +378,16 @@ enum Catalog {
                 onPool: pool, kernel: { _ in Fib.gcd(shape, n: n, cutoff: cutoff) },
                 spawns: countingSpawns(c) ? count { Fib.gcdSpawnCount(shape, n: n, cutoff: cutoff) } : nil)
         case ("fib", "sc", "asynclet"):
-            let (n, cutoff) = (c.n, c.int("cutoff"))
+            let (n, cutoff, times) = (c.n, c.int("cutoff"), c.int("repeat"))
             return .suspending(
-                kernel: { _ in await Fib.sc(n: n, cutoff: cutoff) },
+                kernel: { _ in await Fib.sc(n: n, cutoff: cutoff, repeating: times) },
                 spawns: countingSpawns(c) ? asyncCount { await Fib.scSpawnCount(n: n, cutoff: cutoff) } : nil)
         case ("fib", "seq", "plain"):
             // seq/plain creates no work at all, so its honest count is 0.
-            let n = c.n
+            let (n, times) = (c.n, c.int("repeat"))
             return .blocking(
-                onPool: false, kernel: { _ in Fib.seqPlain(n: n) }, spawns: countingSpawns(c) ? count { 0 } : nil)
+                onPool: false, kernel: { _ in Fib.seqPlain(n: n, repeating: times) },
+                spawns: countingSpawns(c) ? count { 0 } : nil)
 
         case ("nqueens", "gcd", "group-wait"):
             let n = c.n

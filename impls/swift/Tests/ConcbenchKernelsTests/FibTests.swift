@@ -29,6 +29,22 @@ final class FibTests: XCTestCase {
         }
     }
 
+    /// `repeat=k`: the same answer as one call, and a repetition that disagrees is not hidden.
+    func testRepeatedKernels() async {
+        for n in [0, 5, 20] {
+            XCTAssertEqual(Fib.seqPlain(n: n, repeating: 7).result, String(fib(n)), "seq n=\(n)")
+            let sc = await Fib.sc(n: n, cutoff: 0, repeating: 3)
+            XCTAssertEqual(sc.result, String(fib(n)), "sc n=\(n)")
+        }
+        var calls = 0
+        let mixed = Sample.timing(repeating: 4, input: 1, { input -> Int in
+            calls += 1
+            return calls == 3 ? input + 1 : input
+        }, format: { String($0) })
+        XCTAssertEqual(calls, 4)
+        XCTAssertEqual(mixed.result, "1|2")
+    }
+
     func testGCDShapes() {
         for n in sizes {
             for cutoff in [0, 5, 12] {
