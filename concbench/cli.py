@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import replace
 import sys
 from pathlib import Path
 
@@ -14,26 +13,28 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from . import conformance, describe, environment, measure, regression, runner, toolchains
+from . import conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .plan import Request, make_plan, parse_option, parse_values
 from .progress import RichProgress
 from .records import RunStatus
 from .report import export
-from .report.compare import pair_series
+from .report.choice import every_pair
+from .report.variants import pair_series
 from .report.growth import growth_series
 from .report.scaling import scaling_tables
 from .report.summary import SeriesSummary, summarise
 from .report.study import grid_html, published_grid, study_grids
-from .report.table import (
-    check_table, comparison_table, grid_table, growth_table, print_summary, regression_table, scaling_table,
+from .report.tables import (
+    check_table, comparison_table, grid_table, growth_table, regression_table, scaling_table,
 )
-from .studies import SCALES, find_study, load_studies
+from .report.terminal import print_summary, show
+from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
 from .store import Store
 
-EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_REGRESSION, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 # Off a terminal (CI logs, files) the tables get room instead of being squeezed to 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 220)
@@ -208,12 +209,16 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 @click.option("--iterations", default=None, type=click.IntRange(min=1), help="Iterations per run (default: the benchmark's).")
 @click.option("--warmup", default=None, type=click.IntRange(min=0), help="Warm-up iterations per run, kept but not summarised.")
 @click.option("--timeout", default=None, type=click.FloatRange(min=0.1), help="Seconds per run; replaces the benchmark's per-iteration deadline.")
+@click.option("--all-shapes", is_flag=True,
+              help="Every program shape of each model, not only the faithful port (the one declared first).")
 @click.option("--strict", is_flag=True, help="A timeout of a variant its spec does not mark 'may stall' fails the session.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path), help="SQLite file (default results/concbench.sqlite).")
 @click.option("--export-json", default=None, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--export-csv", default=None, type=click.Path(dir_okay=False, path_type=Path))
-def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, strict,
-                db, export_json, export_csv) -> int:
+@click.option("--export-bmf", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="Bencher Metric Format JSON, for `bencher run --adapter json --file FILE`.")
+def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
+                strict, db, export_json, export_csv, export_bmf) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     catalog = _catalog()
     allowed = environment.allowed_cpus()
@@ -224,46 +229,40 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
         benchmarks=benchmarks, variants=variants, size=size,
         params=parse_values(params, "--param") if params else (),
         cores=core_counts, options=tuple(parse_option(o) for o in options),
-        iterations=iterations, warmup=warmup,
+        iterations=iterations, warmup=warmup, all_shapes=all_shapes,
     )
     config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
               "timeout_s": timeout, "strict": strict}
-    store, outcome = _measure(catalog, lambda c: make_plan(c, request, _available(c)),
+    store, outcome = _run_session(catalog, lambda c: make_plan(c, request, _available(c)),
                               Settings(runs=runs, timeout_s=timeout), db, config, variants)
-    return _finish_session(catalog, store, outcome, strict, export_json, export_csv)
+    return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")])
 
 
-def _measure(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
-             named: tuple[str, ...] = ()):
-    """Plan (refusing bad input before anything runs), build what the plan needs, plan again against
-    the fresh builds' own descriptions, then run."""
-    plan = planner(catalog)
-    built: list[str] = []
-
-    def build(languages: list[str]) -> list[str]:
-        built.extend(languages)
-        return _build_all(catalog, languages)
-
-    failed = measure.build_missing(catalog, plan, build)
-    for language in failed:
-        if any(name.split("/")[0] == language for name in named):
-            raise BuildError(f"{language} did not build, so {', '.join(n for n in named if n.startswith(language))} cannot run")
-    if built:
-        catalog = catalog.reloaded()
-        plan = planner(catalog)
-    plan = [p for p in plan if p.variant.language not in failed]
-    if not plan:
-        raise UsageError("nothing left to run: every chosen implementation failed to build")
+def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
+                 named: tuple[str, ...] = ()):
+    """Plan, build what the plan needs (session.prepare), then run it as one stored session."""
+    catalog, plan = session.prepare(catalog, planner, lambda languages: _build_all(catalog, languages), named)
     launcher = toolchains.launcher_path(catalog.root / "build")
     if launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")
     store = Store(db or _default_db(catalog))
-    return store, measure.run_plan(catalog, store, plan, settings, RichProgress(console), config,
-                                   runner.ProcessExecutor(launcher))
+    return store, session.run_session(catalog, store, plan, settings, RichProgress(console), config,
+                                      runner.ProcessExecutor(launcher))
 
 
-def _finish_session(catalog: Catalog, store: Store, outcome: measure.Outcome, strict: bool,
-                    export_json: Path | None = None, export_csv: Path | None = None) -> int:
+def _export(fmt: str, record, runs, rows) -> str:
+    """A stored session in one of the export formats (docs/export.md)."""
+    if fmt == "json":
+        return export.to_json(record, runs)
+    if fmt == "csv":
+        return export.to_csv(record, runs)
+    if fmt == "bmf":
+        return export.to_bmf(rows)
+    return export.to_markdown(record, rows)
+
+
+def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, strict: bool,
+                    exports: list[tuple[Path | None, str]] = ()) -> int:
     """The summary, the exports and the exit status of a finished (or interrupted) session."""
     session_id = outcome.session_id
     record = store.session(session_id)
@@ -271,11 +270,10 @@ def _finish_session(catalog: Catalog, store: Store, outcome: measure.Outcome, st
     rows = summarise(stored)
     print_summary(console, record, rows)
     _print_growth(catalog, rows)
-    for path, text in ((export_json, export_json and export.to_json(record, stored)),
-                       (export_csv, export_csv and export.to_csv(record, stored))):
+    for path, fmt in exports:
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            path.write_text(_export(fmt, record, stored, rows))
             console.print(f"exported {path}")
     console.print(f"stored as session {session_id} in {store.path}")
     if outcome.interrupted:
@@ -357,7 +355,7 @@ def check_command(names: tuple[str, ...], db: Path | None) -> int:
         store = Store(db or Path(scratch) / "check.sqlite")
         for language, models in wanted.items():
             rows += _check_language(catalog, store, language, models, language in failed)
-    console.print(check_table(rows))
+    show(console, check_table(rows))
     failing = [row for row in rows if not row.passed]
     for row in failing:
         for problem in row.problems:
@@ -368,30 +366,9 @@ def check_command(names: tuple[str, ...], db: Path | None) -> int:
 
 def _check_language(catalog: Catalog, store: Store, language: str, models: set[str] | None,
                     build_failed: bool) -> list[conformance.Row]:
-    impl = catalog.implementations[language]
-    rows = conformance.Rows(language)
-    if build_failed:
-        rows[conformance.ALL].problems.append("the build failed")
-        return list(rows.values())
-    problem = conformance.snapshot_problem(impl)
-    if problem:
-        rows[conformance.ALL].problems.append(problem)
-    if impl.description is None or impl.description_source != "binary":
-        return list(rows.values())
-    models = models or set(impl.description.models)
-    conformance.check_rejections(catalog, impl, models, rows)
-    conformance.check_repetitions(catalog, impl.description, rows)
-    variants = tuple(f"{language}/{m}" for m in sorted(models))
-    plan = make_plan(catalog, Request(variants=variants, size="test", cores=(len(environment.allowed_cpus()),)),
-                     _available(catalog))
-    plan += conformance.repeated(plan)
     executor = runner.ProcessExecutor(toolchains.launcher_path(catalog.root / "build"))
-    outcome = measure.run_plan(catalog, store, plan, Settings(runs=1), RichProgress(console),
-                               {"check": language}, executor)
-    if outcome.interrupted:
-        raise SessionInterrupted("check interrupted")
-    conformance.judge_runs(plan, store.runs(outcome.session_id), rows)
-    return [rows[conformance.ALL], *(row for key, row in rows.items() if key != conformance.ALL)]
+    return conformance.check_language(catalog, store, language, models, build_failed, _available(catalog),
+                                      RichProgress(console), executor)
 
 
 # -- report ------------------------------------------------------------------------------
@@ -400,7 +377,7 @@ def _check_language(catalog: Catalog, store: Store, language: str, models: set[s
 @cli.command("report")
 @click.argument("session_id", required=False, type=int)
 @click.option("--format", "fmt", default="table", show_default=True,
-              type=click.Choice(["table", "csv", "json", "markdown"]))
+              type=click.Choice(["table", "csv", "json", "markdown", "bmf"]))
 @click.option("--compare", nargs=2, default=None, metavar="VARIANT VARIANT",
               help="Compare two variants of the session: ratio of medians, Welch, Mann-Whitney, z-interval.")
 @click.option("--scaling", default=None, metavar="DIMENSION",
@@ -409,8 +386,9 @@ def _check_language(catalog: Catalog, store: Store, language: str, models: set[s
 @click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Write a self-contained HTML report with plots into this folder.")
 @click.option("--list", "list_sessions", is_flag=True, help="List the stored sessions.")
+@click.option("--notes", is_flag=True, help="Every note on every series (failures, CV, bimodality), one line each.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
-def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, list_sessions, db) -> int:
+def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, list_sessions, notes, db) -> int:
     """Report a stored session (default: the latest)."""
     catalog = _catalog()
     store = _open_store(catalog, db)
@@ -430,27 +408,19 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, lis
         for name in compare:
             if name not in names:
                 raise UsageError(f"--compare: session {record.id} has no runs of '{name}' (it has: {', '.join(sorted(names))})")
-        console.print(comparison_table(pair_series(rows, *compare), *compare))
-        console.print("verdict: significant when the difference-of-means z-interval excludes 0 (the thesis' rule)")
+        show(console, comparison_table(pair_series(rows, *compare)))
         return EXIT_OK
     if scaling:
         tables = scaling_tables(rows, scaling, against_seq)
         if not tables:
             raise UsageError(f"--scaling {scaling}: session {record.id} has no series swept over '{scaling}'")
-        for table in tables:
-            console.print(scaling_table(table, against_seq))
-        console.print("T = 100·t(v)/t(first), factor = t(first)/t(v), medians of measured iterations; "
-                      "intervals: bootstrap of the ratio of medians")
+        show(console, scaling_table(tables, against_seq))
         return EXIT_OK
     if fmt == "table":
-        print_summary(console, record, rows)
+        print_summary(console, record, rows, notes=notes)
         _print_growth(catalog, rows)
-    elif fmt == "json":
-        sys.stdout.write(export.to_json(record, runs))
-    elif fmt == "csv":
-        sys.stdout.write(export.to_csv(record, runs))
     else:
-        sys.stdout.write(export.to_markdown(record, rows))
+        sys.stdout.write(_export(fmt, record, runs, rows))
     return EXIT_OK
 
 
@@ -465,8 +435,8 @@ def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, stud
     from .report.html import write_html_report   # matplotlib loads only when a page is wanted
 
     # A study's published tables travel in its sections, beside ours, not again per benchmark.
-    return write_html_report(out_dir, record, runs, catalog, comparisons=comparisons,
-                             published=(), study=study, extra_sections=sections)
+    return write_html_report(out_dir, record, runs, catalog, comparisons=comparisons or every_pair(runs),
+                             study=study, extra_sections=sections)
 
 
 def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
@@ -474,7 +444,7 @@ def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
     fitted = {b.id for b in catalog.benchmarks.values() if "growth_exponent" in b.derived}
     series = growth_series(rows, fitted)
     if series:
-        console.print(growth_table(series))
+        show(console, growth_table(series), note=False)
 
 
 # -- compare ------------------------------------------------------------------------------
@@ -495,9 +465,9 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
     for note in regression.environment_differences(record_a.environment, record_b.environment):
         err_console.print(f"[yellow]warning:[/] the sessions differ: {note}", highlight=False)
     changes = regression.compare_sessions(store.runs(session_a), store.runs(session_b), threshold)
-    console.print(regression_table(changes, session_a, session_b, threshold))
-    counts = {verdict: sum(c.verdict == verdict for c in changes)
-              for verdict in ("slower", "faster", "unchanged", "inconclusive", "missing")}
+    show(console, regression_table(changes, session_a, session_b, threshold))
+    counts = {assessment: sum(c.assessment == assessment for c in changes)
+              for assessment in ("slower", "faster", "unchanged", "inconclusive", "missing")}
     console.print(", ".join(f"{n} {verdict}" for verdict, n in counts.items()).replace("missing", "only in one session"))
     needed = regression.runs_for_change(changes, threshold)
     if needed is not None:
@@ -512,7 +482,7 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
             if benchmark is not None and benchmark.repeatable:
                 console.print(f"  {change.label}: or batch it, --option {REPEAT}={regression.repeats_for(change)}",
                               highlight=False)
-    slower = [c for c in changes if c.verdict == "slower"]
+    slower = [c for c in changes if c.assessment == "slower"]
     return EXIT_RUN_FAILED if slower and fail_on_regression else EXIT_OK
 
 
@@ -542,27 +512,17 @@ def study_run(study_id, scale, db) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
     study = find_study(catalog.root, study_id)
-    allowed = len(environment.allowed_cpus())
     told: set[str] = set()
 
     def planner(current: Catalog) -> list:
-        available, plan = _available(current), []
-        for part in study.parts[scale]:
-            wanted = [v for v in part.request.variants if v in available]
-            for missing in sorted(set(part.request.variants) - set(wanted) - told):
-                err_console.print(f"{study.id}: {missing} is unavailable here and left out")
-                told.add(missing)
-            if not wanted:
-                continue
-            cores = tuple(c for c in part.request.cores if c <= allowed) or (allowed,)
-            points = make_plan(current, replace(part.request, variants=tuple(wanted), cores=cores), available)
-            plan += [replace(p, deadline_s=part.deadline_s) if part.deadline_s else p for p in points]
-        if not plan:
-            raise UsageError(f"{study.id}: none of its variants is available here (see `concbench list`)")
+        plan, left_out = plan_study(current, study, scale, _available(current), len(environment.allowed_cpus()))
+        for missing in sorted(set(left_out) - told):
+            err_console.print(f"{study.id}: {missing} is unavailable here and left out")
+            told.add(missing)
         return plan
 
     config = {"study": study.id, "scale": scale}
-    store, outcome = _measure(catalog, planner, Settings(runs=study.runs[scale]), db, config)
+    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale]), db, config)
     code = _finish_session(catalog, store, outcome, strict=False)
     _print_study(study, summarise(store.runs(outcome.session_id)))
     return code
@@ -573,9 +533,7 @@ def _print_study(study, rows) -> list:
     console.print(f"method: {study.method}", highlight=False)
     grids = study_grids(study, rows)
     for grid in [*grids, *(published_grid(study, t) for t in study.published)]:
-        console.print(grid_table(grid))
-        if grid.note:
-            console.print(grid.note, highlight=False, markup=False, soft_wrap=True)
+        show(console, grid_table(grid))
     return grids
 
 

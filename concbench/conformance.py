@@ -20,9 +20,11 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from . import describe
+from . import describe, environment
 from .catalog import REPEAT, Benchmark, Catalog, Implementation
-from .plan import Point
+from .errors import SessionInterrupted
+from .plan import Point, Request, make_plan
+from .session import Settings, run_session
 from .records import RunRecord, RunStatus
 from .verify import Verdict, missing_metrics
 
@@ -212,3 +214,31 @@ def judge_runs(plan: list[Point], runs: list[RunRecord], rows: Rows) -> None:
                 continue
             row.metrics_checked += len(point.benchmark.metrics_for(point.param, options))
             row.runs_passed += 1
+
+
+def check_language(catalog: Catalog, store, language: str, models: set[str] | None, build_failed: bool,
+                   available: set[str], progress, executor) -> list[Row]:
+    """Every check of one language: its snapshot, its refusals, and every shape at test size run as
+    one session (plus the batched points of `repeated`); the rows, the command-line row first."""
+    impl = catalog.implementations[language]
+    rows = Rows(language)
+    if build_failed:
+        rows[ALL].problems.append("the build failed")
+        return list(rows.values())
+    problem = snapshot_problem(impl)
+    if problem:
+        rows[ALL].problems.append(problem)
+    if impl.description is None or impl.description_source != "binary":
+        return list(rows.values())
+    models = models or set(impl.description.models)
+    check_rejections(catalog, impl, models, rows)
+    check_repetitions(catalog, impl.description, rows)
+    variants = tuple(f"{language}/{m}" for m in sorted(models))
+    cores = len(environment.allowed_cpus())
+    plan = make_plan(catalog, Request(variants=variants, size="test", cores=(cores,), all_shapes=True), available)
+    plan += repeated(plan)
+    outcome = run_session(catalog, store, plan, Settings(runs=1), progress, {"check": language}, executor)
+    if outcome.interrupted:
+        raise SessionInterrupted("check interrupted")
+    judge_runs(plan, store.runs(outcome.session_id), rows)
+    return [rows[ALL], *(row for key, row in rows.items() if key != ALL)]

@@ -43,6 +43,7 @@ class Request:
     options: tuple[tuple[str, tuple[str, ...]], ...] = ()   # key -> the values to sweep
     iterations: int | None = None
     warmup: int | None = None
+    all_shapes: bool = False              # without a named shape: every declared shape, not only the faithful one
 
 
 def parse_values(text: str, flag: str) -> tuple[str, ...]:
@@ -99,10 +100,14 @@ def _points_of(benchmark: Benchmark, request: Request) -> list[tuple[SizePoint, 
     return [(point, size) for point in size.points]
 
 
-def _shapes(variant: Variant, benchmark: Benchmark, requested: tuple[str, ...] | None) -> list[str | None]:
+def _shapes(variant: Variant, benchmark: Benchmark, requested: tuple[str, ...] | None,
+            all_shapes: bool) -> list[str | None]:
+    """The shapes named, else the faithful one (declared first), else every one with `all_shapes`."""
     declared = variant.shapes[benchmark.id]
-    if requested is None or not declared:
-        return list(declared) or [None]
+    if not declared:
+        return [None]
+    if requested is None:
+        return list(declared) if all_shapes else [declared[0]]
     # Several shapes may be asked of several variants at once (shape=sync,task): each takes its own.
     chosen = [shape for shape in requested if shape in declared]
     if not chosen:
@@ -164,7 +169,7 @@ def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[P
         for variant in variants:
             if not variant.serves(benchmark.id):
                 continue
-            for shape in _shapes(variant, benchmark, requested_shape):
+            for shape in _shapes(variant, benchmark, requested_shape, request.all_shapes):
                 for size_point, size in _points_of(benchmark, request):
                     for swept in option_combinations(user_options):
                         options = {**dict(size_point.options), **swept}

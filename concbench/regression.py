@@ -29,7 +29,7 @@ CLOCK_FLOOR_NS = 1_000_000  # pyperf's floor: shorter iterations measure the clo
 class SeriesChange:
     key: tuple                      # benchmark, variant, options, param, cores
     comparison: stats.RunLevelComparison | None
-    verdict: str                    # faster | slower | unchanged | inconclusive | missing
+    assessment: str                 # faster | slower | unchanged | inconclusive | missing
     median_a_ns: float | None = None
     median_b_ns: float | None = None
     runs_needed: int | None = None  # runs per session that would decide an inconclusive series
@@ -62,7 +62,7 @@ def _runs(runs: list[RunRecord]) -> dict[tuple, list[list[int]]]:
 
 
 def classify(comparison: stats.RunLevelComparison, threshold: float) -> tuple[str, int | None]:
-    """The verdict, and for an inconclusive one the runs per session that would decide it."""
+    """The assessment, and for an inconclusive one the runs per session that would decide it."""
     low, high = comparison.ratio_low, comparison.ratio_high
     upper, lower = 1 + threshold, 1 / (1 + threshold)
     if low is not None and low > upper:
@@ -74,7 +74,9 @@ def classify(comparison: stats.RunLevelComparison, threshold: float) -> tuple[st
     # How far the estimate is from the nearer edge of the band decides how many runs it takes; an
     # estimate on the edge itself takes as many as a change of the threshold's size (not infinitely many).
     margin = max(abs(abs(np.log(comparison.ratio)) - np.log(upper)), np.log(upper))
-    return "inconclusive", comparison.runs_to_resolve(float(np.expm1(margin)))
+    needed = comparison.runs_to_resolve(float(np.expm1(margin)))
+    # Undecided with the runs it has: it takes more than those, whatever the noise estimate says.
+    return "inconclusive", None if needed is None else max(needed, min(comparison.runs_a, comparison.runs_b) + 1)
 
 
 def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],
@@ -86,8 +88,8 @@ def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],
             changes.append(SeriesChange(key, None, "missing"))
             continue
         comparison = stats.compare_runs(a[key], b[key])
-        verdict, needed = classify(comparison, threshold)
-        changes.append(SeriesChange(key, comparison, verdict,
+        assessment, needed = classify(comparison, threshold)
+        changes.append(SeriesChange(key, comparison, assessment,
                                     float(np.median(np.concatenate(a[key]))), float(np.median(np.concatenate(b[key]))),
                                     needed))
     return changes

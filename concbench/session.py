@@ -1,15 +1,18 @@
-"""Runs a plan: every point `runs` times, interleaved, each run verified and stored as it ends."""
+"""Runs a plan as one stored session: every point `runs` times, interleaved, each run judged and
+stored as it ends; Ctrl-C or SIGTERM end the session as interrupted, keeping what finished."""
 
 from __future__ import annotations
 
+import shlex
+import signal
+import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from . import runner, toolchains
+from . import environment, runner, toolchains
 from .catalog import Catalog, value_order
-from .environment import allowed_cpus
-from .errors import ProtocolError
+from .errors import BuildError, ProtocolError, SessionInterrupted, UsageError
 from .plan import Point
 from .protocol import Iteration, Transcript
 from .records import FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus
@@ -96,9 +99,10 @@ class Session:
         self.executor = executor
 
     def _cpus(self, cores: int) -> tuple[int, ...]:
-        return tuple(allowed_cpus()[:cores])
+        return tuple(environment.allowed_cpus()[:cores])
 
-    def measure(self, point: Point, run_index: int) -> RunRecord:
+    def run_once(self, point: Point, run_index: int) -> RunRecord:
+        """Launch one run of a point through the executor, judge it and return its record."""
         impl = self.catalog.implementation_of(point.variant)
         argv, env = toolchains.command_for(
             impl, point.benchmark.id, point.variant.model, point.param, point.iterations,
@@ -140,7 +144,7 @@ class Session:
             message=f"skipped: {point.benchmark.param_name}={after} timed out",
         )
 
-    def execute(self, session_id: int, plan: list[Point]) -> SessionResult:
+    def run_plan(self, session_id: int, plan: list[Point]) -> SessionResult:
         """Rounds of the whole plan, so slow drift of the machine favours no variant."""
         result = SessionResult(session_id)
         timed_out: dict[tuple, str] = {}   # skip key -> smallest parameter that timed out
@@ -151,7 +155,7 @@ class Session:
                 if limit is not None and order(point.param) > order(limit):
                     run = self._skipped(point, run_index, limit)
                 else:
-                    run = self.measure(point, run_index)
+                    run = self.run_once(point, run_index)
                     if run.status == RunStatus.TIMEOUT and (limit is None or order(point.param) < order(limit)):
                         timed_out[point.skip_key] = point.param
                 self.store.record_run(session_id, run)
@@ -160,3 +164,70 @@ class Session:
         for run in cross_check(result.runs):
             self.store.update_verification(run)
         return result
+
+
+# -- a whole session: stored first, then every run as it ends ------------------------------
+
+
+@dataclass
+class Outcome:
+    session_id: int
+    result: SessionResult | None
+    interrupted: bool
+
+
+def _raise_interrupted(signum, frame) -> None:
+    raise SessionInterrupted(f"signal {signum}")
+
+
+def prepare(catalog: Catalog, planner: Callable[[Catalog], list[Point]], build: Callable[[list[str]], list[str]],
+            named: tuple[str, ...] = ()) -> tuple[Catalog, list[Point]]:
+    """Plan (refusing bad input before anything runs), build the implementations the plan needs that
+    are not built, then plan again against the fresh builds' own descriptions. `build` returns the
+    languages that failed: their points are left out, unless the user named one of their variants."""
+    plan = planner(catalog)
+    languages = sorted({p.variant.language for p in plan})
+    unbuilt = [l for l in languages if not toolchains.is_built(catalog.implementations[l])]
+    failed = build(unbuilt) if unbuilt else []
+    for language in failed:
+        chosen = [n for n in named if n.split("/")[0] == language]
+        if chosen:
+            raise BuildError(f"{language} did not build, so {', '.join(chosen)} cannot run")
+    if unbuilt:
+        catalog = catalog.reloaded()
+        plan = planner(catalog)
+    plan = [p for p in plan if p.variant.language not in failed]
+    if not plan:
+        raise UsageError("nothing left to run: every chosen implementation failed to build")
+    return catalog, plan
+
+
+def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:
+    """Version and build options (optimisation level) of every language the plan uses."""
+    build_dir = catalog.root / "build"
+    return {
+        language: {"version": toolchains.toolchain_version(impl), "build": toolchains.build_record(impl, build_dir)}
+        for language, impl in catalog.implementations.items()
+        if any(p.variant.language == language for p in plan)
+    }
+
+
+def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Settings, progress: Progress,
+                config: dict, executor: runner.Executor) -> Outcome:
+    """Store the session first, then every run as it ends; Ctrl-C or SIGTERM end it as interrupted."""
+    session_id = store.start_session(
+        shlex.join(["concbench", *sys.argv[1:]]), environment.git_commit(catalog.root),
+        environment.capture(toolchain_records(catalog, plan)), {**config, "points": len(plan), "runs": settings.runs},
+    )
+    session = Session(catalog, store, settings, progress, executor)
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    result, interrupted = None, False
+    try:
+        with progress.live(len(plan) * settings.runs):
+            result = session.run_plan(session_id, plan)
+    except (KeyboardInterrupt, SessionInterrupted):
+        interrupted = True
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        store.end_session(session_id, "interrupted" if interrupted else "finished")
+    return Outcome(session_id, result, interrupted)

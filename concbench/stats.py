@@ -142,6 +142,24 @@ def _bootstrap_interval(data: tuple[np.ndarray, ...], statistic: Callable[..., n
 # --------------------------------------------------------------------------- summary
 
 
+# The kinds of warning `summarize` attaches, by the start of their text: reports count series per kind.
+WARNING_KINDS = (
+    ("cv ", f"CV above {100.0 * CV_WARN_THRESHOLD:g} %"),
+    ("n=1:", "too few iterations for an interval"),
+    ("n=2:", "too few iterations for an interval"),
+    ("bimodal", "bimodal samples"),
+    ("zero variance", "constant samples"),
+    ("constant samples", "constant samples"),
+    ("mean is 0", "constant samples"),
+    ("bootstrap", "no interval of the median"),
+)
+
+
+def warning_kind(text: str) -> str:
+    """The kind of one of `summarize`'s warnings, for counting them."""
+    return next((kind for prefix, kind in WARNING_KINDS if text.startswith(prefix)), text)
+
+
 def summarize(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> Summary:
     """Describe one set of samples.
 
@@ -476,12 +494,17 @@ class RunLevelComparison:
     run_sd: float | None          # pooled sd of the log run medians: the between-run noise
 
     def runs_to_resolve(self, change: float, power: float = 0.8, confidence: float = 0.95) -> int | None:
-        """Runs per session that a change of this size needs to stand out of the between-run noise
-        (normal approximation: two-sided interval at `confidence`, the given power)."""
+        """Runs per session that a change of this size needs to stand out of the between-run noise:
+        the smallest n whose two-sided t interval (df = 2n - 2) at `confidence`, with the given
+        power, is narrower than the change; None beyond 10 000 runs."""
         if self.run_sd is None or change <= 0:
             return None
-        z = _st.norm.ppf(1 - (1 - confidence) / 2) + _st.norm.ppf(power)
-        return max(2, math.ceil(2 * (z * self.run_sd / math.log1p(change)) ** 2))
+        effect, beta = math.log1p(change), float(_st.norm.ppf(power))
+        for n in range(2, 10_001):
+            t = float(_st.t.ppf(1 - (1 - confidence) / 2, 2 * n - 2))
+            if (t + beta) * self.run_sd * math.sqrt(2 / n) <= effect:
+                return n
+        return None
 
 
 def compare_runs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],

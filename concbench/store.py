@@ -100,8 +100,13 @@ class Store:
             self.db.executescript(SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             self.db.commit()
+            (stored,) = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as error:
             raise UsageError(f"{path}: not a concbench database ({error})") from error
+        # A file written by another schema would be misread row by row: refuse it whole.
+        if stored != str(SCHEMA_VERSION):
+            raise UsageError(f"{path}: written with results schema {stored}, this concbench reads {SCHEMA_VERSION}; "
+                             "use a concbench of that version or another --db")
         self.path = path
 
     def close(self) -> None:

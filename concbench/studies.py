@@ -7,11 +7,12 @@ figures the source published, so its tables can be laid beside ours."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .catalog import Catalog
 from .errors import CatalogError, UsageError
-from .plan import Request, parse_values
+from .plan import Point, Request, make_plan, parse_values
 
 SCALES = ("quick", "paper")
 
@@ -66,6 +67,7 @@ def _part(data: dict, path: Path) -> StudyPart:
             options=options,
             iterations=data.get("iterations"),
             warmup=data.get("warmup"),
+            all_shapes=True,   # a study compares the shapes a spec names, not only the faithful ports
         ),
         data.get("deadline_s"),
     )
@@ -119,3 +121,22 @@ def find_study(root: Path, study_id: str) -> Study:
     if study_id not in studies:
         raise UsageError(f"unknown study '{study_id}' (known: {', '.join(sorted(studies)) or 'none'})")
     return studies[study_id]
+
+
+def plan_study(catalog: Catalog, study: Study, scale: str, available: set[str],
+               cores_here: int) -> tuple[list[Point], list[str]]:
+    """The points of a study's scale that can run here, and the variants it names that cannot.
+    Core counts above this machine's are dropped (a part left with none runs on all of them)."""
+    plan: list[Point] = []
+    left_out: list[str] = []
+    for part in study.parts[scale]:
+        wanted = [v for v in part.request.variants if v in available]
+        left_out += [v for v in part.request.variants if v not in available and v not in left_out]
+        if not wanted:
+            continue
+        cores = tuple(c for c in part.request.cores if c <= cores_here) or (cores_here,)
+        points = make_plan(catalog, replace(part.request, variants=tuple(wanted), cores=cores), available)
+        plan += [replace(p, deadline_s=part.deadline_s) if part.deadline_s else p for p in points]
+    if not plan:
+        raise UsageError(f"{study.id}: none of its variants is available here (see `concbench list`)")
+    return plan, left_out

@@ -12,6 +12,7 @@ import pytest
 
 from concbench import toolchains
 from concbench.catalog import Implementation, load_implementation
+from concbench.report.schema import validate_export
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,6 +44,7 @@ class Cli:
     def export(self, session: str = "") -> dict:
         done = self("report", *([session] if session else []), "--format", "json")
         assert done.returncode == 0, done.stderr
+        validate_export(json.loads(done.stdout))   # every export the tests produce must match the schema
         return json.loads(done.stdout)
 
 

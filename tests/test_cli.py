@@ -249,3 +249,15 @@ def test_inner_repetitions_batch_a_repeatable_benchmark_and_keep_verifying(cli):
     runs = cli.export()["runs"]
     assert sorted(r["options"].get("repeat") for r in runs) == ["1", "4"]
     assert {it["verdict"] for r in runs for it in r["iterations"]} == {"verified"}
+
+
+def test_export_bmf_writes_what_a_bencher_server_reads(cli, tmp_path):
+    from concbench.report.schema import validate_bmf
+    path = tmp_path / "bmf.json"
+    done = cli("run", *FAKE, "-v", "fake/ok", "--param", "10,15", "--export-bmf", str(path))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(path.read_text())
+    validate_bmf(document)
+    assert sorted(document) == ["fib/fake/ok/param=10/cores=2", "fib/fake/ok/param=15/cores=2"]
+    again = cli("report", "--format", "bmf")
+    assert json.loads(again.stdout) == document

@@ -15,7 +15,7 @@ from rich.console import Console
 from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
 from concbench.report import export
 from concbench.report.summary import summarise
-from concbench.report.table import print_summary
+from concbench.report.terminal import print_summary
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

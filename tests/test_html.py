@@ -17,7 +17,7 @@ from concbench.catalog import load_catalog
 from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, SessionRecord
 from concbench.report import plots
 from concbench.report import html as html_report
-from concbench.studies import PublishedTable
+from concbench.report.choice import MAX_TIMEOUT_TIMESERIES, every_pair, named_pairs, runs_to_draw
 from concbench.report.growth import growth_series
 from concbench.report.html import write_html_report
 from concbench.report.summary import summarise
@@ -122,12 +122,6 @@ class FakeStudy:
     method: str = "difference of means with a z-interval"
 
 
-PUBLISHED = (
-    PublishedTable("fib", "Fibonacci, median time", "ms", ("n", "GCD", "SC"), (("5", "0.10", "0.20"), ("8", "0.30", "0.40")),
-              "medians of 100 iterations"),
-)
-
-
 @pytest.fixture(scope="module")
 def cli_report(cli_dbs, tmp_path_factory) -> Page:
     """One page over the three sessions' runs, headed by the first session."""
@@ -138,7 +132,7 @@ def cli_report(cli_dbs, tmp_path_factory) -> Page:
     session = Store(cli_dbs["main"]).session()
     out = tmp_path_factory.mktemp("html-report")
     path = write_html_report(out / "report", session, runs, load_catalog(ROOT),
-                             comparisons=[("fake/ok", "fake/slow")], published=PUBLISHED, study=FakeStudy(),
+                             comparisons=[("fake/ok", "fake/slow")], study=FakeStudy(),
                              extra_sections=[("Study tables", '<p class="extra-probe">made <b>elsewhere</b></p>')])
     assert path == out / "report" / "index.html"
     return Page(path)
@@ -160,8 +154,6 @@ def test_every_section_plot_and_table_hook_is_there(cli_report):
     assert page.has("table", class_="growth", data_benchmark="spawn-scaling")
     assert not page.has("figure", data_plot="growth-fib")
     assert page.has("table", class_="comparison", data_benchmark="fib")
-    assert page.has("table", class_="published", data_benchmark="fib")
-    assert page.has("table", class_="ours", data_benchmark="fib")
     assert page.has("section", class_="notes", id="notes")
     for table in ("timeouts", "skipped", "warnings"):
         assert page.has("table", class_=table), table
@@ -179,7 +171,7 @@ def test_heading_shows_session_environment_and_study_before_extra_sections(cli_r
     extra = text.index('<p class="extra-probe">made <b>elsewhere</b></p>')   # not escaped
     first_benchmark = text.index('<section class="benchmark"')
     assert study < extra < first_benchmark
-    assert "Apple M1 Pro, 8 performance cores" in text and "medians of 100 iterations" in text
+    assert "Apple M1 Pro, 8 performance cores" in text
 
 
 def _growth_rows(page: Page, benchmark: str) -> dict[str, str]:
@@ -310,16 +302,8 @@ SESSION = SessionRecord(
 @pytest.fixture(scope="module")
 def constructed(tmp_path_factory) -> Page:
     out = tmp_path_factory.mktemp("constructed")
-    nqueens = PublishedTable("nqueens", "N-Queens", "s", ("n", "GCD", "SC"), (("10", "stall", "0.2"),))
     return Page(write_html_report(out, SESSION, _constructed_runs(), load_catalog(ROOT),
-                                  published=(*PUBLISHED, nqueens), study=FakeStudy()))
-
-
-def test_published_figures_of_a_benchmark_without_runs_get_their_own_section(constructed):
-    assert constructed.has("section", class_="benchmark", id="bench-nqueens")
-    assert constructed.has("table", class_="published", data_benchmark="nqueens")
-    section = constructed.text[constructed.text.index('id="bench-nqueens"'):]
-    assert "No runs of this benchmark" in section[:section.index("</section>")]
+                                  comparisons=[("swift/gcd", "swift/sc")], study=FakeStudy()))
 
 
 def test_an_empty_session_still_makes_a_page(tmp_path):
@@ -328,7 +312,12 @@ def test_an_empty_session_still_makes_a_page(tmp_path):
     assert not page.figures()
 
 
-def test_constructed_records_compare_gcd_with_sc_by_default_and_scale_against_seq(constructed):
+def test_without_a_study_every_pair_of_variants_of_a_benchmark_is_compared():
+    assert every_pair(_constructed_runs()) == [("swift/gcd", "swift/sc"), ("swift/gcd", "swift/seq"),
+                                               ("swift/sc", "swift/seq")]
+
+
+def test_constructed_records_compare_the_named_pair_and_scale_against_seq(constructed):
     page = constructed
     comparison = re.search(r'<table class="comparison" data-benchmark="fib">(.*?)</table>', page.text, re.S).group(1)
     body = re.findall(r"<tr>(.*?)</tr>", comparison.split("<tbody>")[1], re.S)
@@ -373,8 +362,8 @@ def test_every_timed_out_run_is_drawn_up_to_a_cap(constructed):
     assert drawn == {"900", "903", *{str(i) for i in _largest_sampled_ids()}}
     runs = [_run("swift/gcd", "cps", 10, 1, i, [], RunStatus.TIMEOUT, [SampleRecord(0, 1, 1, 0)], id=i)
             for i in range(1, 30)]
-    chosen, left_out = html_report._chosen_runs(runs)
-    assert len(chosen) == html_report.MAX_TIMEOUT_TIMESERIES and left_out == 29 - len(chosen)
+    chosen, left_out = runs_to_draw(runs)
+    assert len(chosen) == MAX_TIMEOUT_TIMESERIES and left_out == 29 - len(chosen)
 
 
 def _largest_sampled_ids() -> set[int]:
@@ -411,12 +400,12 @@ def test_comparisons_may_name_variants_or_single_shapes():
     runs = _constructed_runs()
     runs += [_run("swift/gcd", "parallel", 10, 1, 0, [5e5] * 4, id=950)]
     rows = summarise(runs)
-    by_variant = html_report._pairs(rows, runs, [("swift/gcd", "swift/sc")])
+    by_variant = named_pairs(rows, [("swift/gcd", "swift/sc")])
     assert {p.a.label for p in by_variant} == {"swift/gcd [cps]", "swift/gcd [parallel]", "swift/gcd [group]"}
-    by_label = html_report._pairs(rows, runs, [("swift/gcd [parallel]", "swift/sc [asynclet]")] * 2)
+    by_label = named_pairs(rows, [("swift/gcd [parallel]", "swift/sc [asynclet]")] * 2)
     assert [(p.a.label, p.b.label, p.a.param, p.a.cores) for p in by_label] == [
         ("swift/gcd [parallel]", "swift/sc [asynclet]", "10", 1)]
-    assert html_report._pairs(rows, runs, [("swift/gcd [nope]", "swift/sc")]) == []
+    assert named_pairs(rows, [("swift/gcd [nope]", "swift/sc")]) == []
 
 
 def test_a_series_has_one_colour_in_every_table_and_plot(constructed):
@@ -478,7 +467,6 @@ def test_the_page_renders_in_headless_chromium(chromium, cli_report, tmp_path):
         for selector in ('table.environment', 'table.summary[data-benchmark="fib"]',
                          'table.summary[data-benchmark="spawn-scaling"]', 'table.scaling[data-benchmark="fib"]',
                          'table.growth[data-benchmark="spawn-scaling"]', 'table.comparison[data-benchmark="fib"]',
-                         'table.published[data-benchmark="fib"]', 'table.ours[data-benchmark="fib"]',
                          "table.timeouts", "table.skipped", "table.warnings"):
             tables = driver.find_elements(By.CSS_SELECTOR, selector)
             assert tables and tables[0].is_displayed() and tables[0].size["height"] > 0, selector

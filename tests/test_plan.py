@@ -26,8 +26,11 @@ def test_values_lists_and_ranges():
             parse_values(bad, "--x")
 
 
-def test_every_declared_shape_runs_by_default_and_is_passed_explicitly(catalog):
+def test_the_faithful_shape_runs_by_default_and_every_shape_with_all_shapes(catalog):
     plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/gcd",), size="test", cores=(2,)), ALL)
+    assert {p.shape for p in plan} == {"cps"} and len(plan) == 4   # declared first: the faithful port
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/gcd",), size="test", cores=(2,),
+                                      all_shapes=True), ALL)
     assert sorted({p.shape for p in plan}) == ["cps", "parallel"]
     assert len(plan) == 8
 

@@ -39,7 +39,7 @@ def test_a_a_comparisons_rarely_flag_anything():
     verdicts = []
     for _ in range(20):
         changes = regression.compare_sessions(_session(rng, FIXTURES), _session(rng, FIXTURES))
-        verdicts += [c.verdict for c in changes]
+        verdicts += [c.assessment for c in changes]
     flagged = sum(v in ("slower", "faster") for v in verdicts)
     assert len(verdicts) == 200
     assert flagged <= 2, f"{flagged} of 200 A/A series flagged"     # at most 1 %
@@ -50,7 +50,7 @@ def test_a_30_percent_slowdown_is_found_with_the_default_runs():
     found = 0
     for _ in range(20):
         changes = regression.compare_sessions(_session(rng, FIXTURES), _session(rng, FIXTURES, slowdown=1.3))
-        found += sum(c.verdict == "slower" for c in changes if c.key[1].startswith("slow"))
+        found += sum(c.assessment == "slower" for c in changes if c.key[1].startswith("slow"))
     assert found >= 95, f"{found} of 100 slowed steady series found"
 
 
@@ -59,7 +59,7 @@ def test_the_report_says_how_many_runs_a_5_percent_change_needs():
     changes = regression.compare_sessions(_session(rng, FIXTURES), _session(rng, FIXTURES))
     needed = regression.runs_for_change(changes, 0.05)
     assert needed is not None and needed > RUNS      # the noisy fast series cannot show 5 % with 3 runs
-    inconclusive = [c for c in changes if c.verdict == "inconclusive"]
+    inconclusive = [c for c in changes if c.assessment == "inconclusive"]
     assert all(c.runs_needed is None or c.runs_needed >= 2 for c in inconclusive)
 
 
@@ -68,7 +68,7 @@ def test_one_run_per_session_cannot_decide():
     a = [r for r in _session(rng, {"slow/0": (1e8, 0.02)}) if r.run_index == 0]
     b = [r for r in _session(rng, {"slow/0": (1e8, 0.02)}, slowdown=1.5) if r.run_index == 0]
     (change,) = regression.compare_sessions(a, b)
-    assert change.verdict == "inconclusive" and change.comparison.ratio_low is None
+    assert change.assessment == "inconclusive" and change.comparison.ratio_low is None
 
 
 def test_iterations_under_the_clock_floor_are_flagged():

@@ -110,7 +110,7 @@ def _session(catalog, tmp_path, script, runs=1, **request):
     executor = ScriptedExecutor(script)
     store = Store(tmp_path / "s.sqlite")
     session_id = store.start_session("test", None, {}, {})
-    result = Session(catalog, store, Settings(runs=runs), Progress(), executor).execute(session_id, plan)
+    result = Session(catalog, store, Settings(runs=runs), Progress(), executor).run_plan(session_id, plan)
     return result, executor, store, session_id
 
 

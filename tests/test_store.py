@@ -1,3 +1,8 @@
+import sqlite3
+
+import pytest
+
+from concbench.errors import UsageError
 from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord
 from concbench.store import Store
 
@@ -55,9 +60,18 @@ def test_sessions_start_running_and_end_with_a_status(tmp_path):
 
 
 def test_a_file_that_is_not_a_database_is_a_usage_error(tmp_path):
-    import pytest
-    from concbench.errors import UsageError
     path = tmp_path / "junk.sqlite"
     path.write_text("this is not sqlite" * 100)
     with pytest.raises(UsageError):
+        Store(path)
+
+
+def test_a_results_file_of_another_schema_is_refused_whole(tmp_path):
+    path = tmp_path / "old.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    with pytest.raises(UsageError, match="results schema 0"):
         Store(path)

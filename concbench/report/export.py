@@ -1,8 +1,9 @@
-"""JSON, CSV and Markdown views of a stored session.
+"""JSON, CSV, Markdown and Bencher Metric Format views of a stored session.
 
-The JSON form is a stable interface for scripts (format_version 1): keys are only ever
-added, never renamed or removed; times carry `_ns`, sizes `_bytes`; a figure that could not
-be measured is null."""
+The JSON form is a stable interface for scripts (format_version 1, documented by
+concbench/schema/export-v1.schema.json): keys are only ever added, with a schema update,
+never renamed or removed; times carry `_ns`, sizes `_bytes`; a figure that could not be
+measured is null."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import csv
 import io
 import json
 
+from ..errors import UsageError
 from ..records import RunRecord, SessionRecord
 from ..verify import Verdict
+from . import render
 from .summary import SeriesSummary
-from .units import fmt_bytes, fmt_ns, fmt_pct
+from .tables import metrics_table, summary_table
 
 JSON_FORMAT_VERSION = 1
 
@@ -81,29 +84,55 @@ def to_csv(session: SessionRecord, runs: list[RunRecord]) -> str:
     return out.getvalue()
 
 
-def to_markdown(session: SessionRecord, rows: list[SeriesSummary]) -> str:
-    lines = [f"## concbench session {session.id} ({session.status}, {session.started_at})", ""]
-    env = session.environment
-    lines.append(f"{env.get('cpu_model')}, {len(env.get('cpus_allowed') or [])} CPUs, kernel {env.get('kernel')}"
-                 + (f", commit `{session.git_commit}`" if session.git_commit else ""))
-    lines.append("")
-    lines.append("| benchmark | variant [shape] | param | cores | runs | n | median | mean ± 95% CI | CV | result | threads | peak RSS |")
-    lines.append("|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---:|")
+BMF_NAME_MAX = 1024   # Bencher's limit on benchmark names (bencher.dev/docs/reference/bencher-metric-format)
+
+
+def bmf_name(row: SeriesSummary) -> str:
+    """A readable name that identifies the series: benchmark/variant[shape]/param=P/options.../cores=K.
+    Bencher keys its history by this name, so it must stay the same from session to session."""
+    variant = f"{row.variant}[{row.shape}]" if row.shape else row.variant
+    return "/".join([row.benchmark, variant, f"param={row.param}", *row.options.split(), f"cores={row.cores}"])
+
+
+def to_bmf(rows: list[SeriesSummary]) -> str:
+    """Bencher Metric Format: one benchmark per series with measured iterations (others are left
+    out: Bencher has no null, and a 0 would read as a measurement). Measures: latency, the median
+    iteration time in ns with the bootstrap interval of the median; peak-rss in bytes (the highest
+    of the series' runs); process-wall-time, the median whole-process wall time in ns."""
+    document: dict[str, dict] = {}
     for row in rows:
         s = row.stats
-        runs = " ".join(f"{k}×{v}" for k, v in sorted(row.statuses.items()))
-        if s is not None:
-            half = None if s.ci_high is None else (s.ci_high - s.ci_low) / 2
-            mean = fmt_ns(s.mean) + ("" if half is None else f" ± {fmt_ns(half, s.mean)}")
-            figures = [str(s.n), fmt_ns(s.median), mean, fmt_pct(s.cv)]
-        else:
-            figures = ["0", "–", "–", "–"]
-        param = row.param + (f" ({row.options})" if row.options else "")
-        lines.append(
-            f"| {row.benchmark} | {row.label} | {param} | {row.cores} | {runs} | " + " | ".join(figures)
-            + f" | {row.verification} | {row.threads_max if row.threads_max is not None else '–'}"
-            + f" | {fmt_bytes(row.max_rss_bytes)} |"
-        )
+        if s is None:
+            continue
+        latency = {"value": float(s.median)}
+        if s.median_ci_low is not None and s.median_ci_high is not None:
+            latency |= {"lower_value": float(s.median_ci_low), "upper_value": float(s.median_ci_high)}
+        measures = {"latency": latency}
+        if row.max_rss_bytes is not None:
+            measures["peak-rss"] = {"value": row.max_rss_bytes}
+        if row.process_wall_ns is not None:
+            measures["process-wall-time"] = {"value": float(row.process_wall_ns)}
+        name = bmf_name(row)
+        # Never truncate or merge: either would mix two series' histories on the server.
+        if len(name) > BMF_NAME_MAX:
+            raise UsageError(f"--export-bmf: a series name is longer than Bencher's {BMF_NAME_MAX} characters: "
+                             f"{name[:80]}...")
+        if name in document:
+            raise UsageError(f"--export-bmf: two series share the Bencher benchmark name {name!r}")
+        document[name] = measures
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_markdown(session: SessionRecord, rows: list[SeriesSummary]) -> str:
+    """The session as Markdown: its heading, then the summary and metrics tables as the terminal shows them."""
+    env = session.environment
+    lines = [f"## concbench session {session.id} ({session.status}, {session.started_at})", "",
+             f"{env.get('cpu_model')}, {len(env.get('cpus_allowed') or [])} CPUs, kernel {env.get('kernel')}"
+             + (f", commit `{session.git_commit}`" if session.git_commit else ""), "",
+             render.to_markdown(summary_table(rows)).rstrip("\n")]
+    metrics = metrics_table(rows)
+    if metrics is not None:
+        lines += ["", render.to_markdown(metrics).rstrip("\n")]
     notes = [f"- {row.benchmark} {row.label} {row.param}: {note}" for row in rows for note in row.notes]
     if notes:
         lines += ["", "Notes:", *notes]

@@ -14,36 +14,40 @@ hook for tests and scripts:
     <table class="growth" data-benchmark="…">
     <figure class="plot" data-plot="timeseries-fib-3" data-run="3" data-status="timeout">
     <table class="comparison" data-benchmark="fib">
-    <table class="published" data-benchmark="fib">    and <table class="ours" …> beside it
     <section class="notes" id="notes">: tables failures, timeouts, skipped, warnings
 """
 
 from __future__ import annotations
 
 import html
+from importlib import resources
+from string import Template
 import math
 from collections import defaultdict
-from itertools import combinations
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..catalog import Catalog
 from ..records import FAILED_STATUSES, RunRecord, RunStatus, SessionRecord
-from ..stats import CV_WARN_THRESHOLD
 from . import plots
-from .compare import PairComparison, pair_series
+from .render import to_html
+from .tables import comparison_table, growth_table, metrics_table, scaling_table, summary_table
+from .choice import named_pairs, runs_to_draw
+from .variants import PairComparison
 from .growth import growth_series
 from .scaling import ScalingTable, scaling_tables
 from ..catalog import value_order
 from .summary import SeriesSummary, summarise
-from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
+from .units import fmt_bytes, fmt_ns
 
-MAX_TIMESERIES_PER_BENCHMARK = 10   # chosen runs drawn over time, per benchmark
-MAX_TIMEOUT_TIMESERIES = 6          # of which timed-out runs at most
+# The page's frame and its style sheet are package data (report/assets), filled in per session.
+_ASSETS = resources.files("concbench.report") / "assets"
+_PAGE = Template((_ASSETS / "page.html").read_text(encoding="utf-8"))
+_CSS = (_ASSETS / "report.css").read_text(encoding="utf-8")
+
 MAX_SCALING_PANELS = 4              # the largest parameters get a speedup/efficiency row each
 MAX_BOX_PANELS = 12                 # the largest parameters get a box panel each
 
-_TIME_UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9, "seconds": 1e9}
 
 
 # -- small helpers -------------------------------------------------------------------------
@@ -91,21 +95,8 @@ def _cores(count: int) -> str:
     return f"{count} core" if count == 1 else f"{count} cores"
 
 
-def _opts(options: str) -> str:
-    return f' <span class="opts">({_e(options)})</span>' if options else ""
-
-
-def _swatch(colour: str | None) -> str:
-    return f'<span class="swatch" style="background:{colour}"></span>' if colour else ""
-
-
-
-def _statuses(row: SeriesSummary) -> str:
-    return " ".join(f'<span class="status st-{_e(status)}">{_e(text)}</span>' for status, text in row.status_texts())
-
-
 def _table(cls: str, benchmark: str | None, head: Sequence[str], body: Iterable[Sequence[str]],
-           caption: str = "", numeric: Sequence[bool] | None = None, raw_head: bool = False) -> str:
+           caption: str = "", numeric: Sequence[bool] | None = None) -> str:
     """A table; cells of `body` are HTML already (escape them before)."""
     attrs = f' class="{cls}"' + (f' data-benchmark="{_e(benchmark)}"' if benchmark is not None else "")
     numeric = numeric or [False] * len(head)
@@ -113,7 +104,7 @@ def _table(cls: str, benchmark: str | None, head: Sequence[str], body: Iterable[
     if caption:
         out.append(f"<caption>{caption}</caption>")
     num = [" class=num" if n else "" for n in numeric]
-    out.append("<thead><tr>" + "".join(f"<th{k}>{h if raw_head else _e(h)}</th>" for h, k in zip(head, num))
+    out.append("<thead><tr>" + "".join(f"<th{k}>{_e(h)}</th>" for h, k in zip(head, num))
                + "</tr></thead>")
     out.append("<tbody>")
     for cells in body:
@@ -132,28 +123,24 @@ def _figure(key: str, svg: str, caption: str, attrs: dict[str, str] | None = Non
 
 
 def write_html_report(out_dir: Path, session: SessionRecord, runs: list[RunRecord], catalog: Catalog,
-                      comparisons: Sequence[tuple[str, str]] = (), published: Sequence = (),
-                      study: object | None = None, extra_sections: Sequence[tuple[str, str]] = ()) -> Path:
+                      comparisons: Sequence[tuple[str, str]] = (), study: object | None = None,
+                      extra_sections: Sequence[tuple[str, str]] = ()) -> Path:
     """Write out_dir/index.html (creating out_dir) and return its path."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
-    path.write_text(render_html(session, runs, catalog, comparisons, published, study, extra_sections),
+    path.write_text(render_html(session, runs, catalog, comparisons, study, extra_sections),
                     encoding="utf-8")
     return path
 
 
 def render_html(session: SessionRecord, runs: list[RunRecord], catalog: Catalog,
-                comparisons: Sequence[tuple[str, str]] = (), published: Sequence = (),
-                study: object | None = None, extra_sections: Sequence[tuple[str, str]] = ()) -> str:
+                comparisons: Sequence[tuple[str, str]] = (), study: object | None = None,
+                extra_sections: Sequence[tuple[str, str]] = ()) -> str:
     rows = summarise(runs)
     colours = series_colours(runs, catalog)
-    pairs = _pairs(rows, runs, comparisons)
-    published_by = defaultdict(list)
-    for table in published:
-        published_by[str(getattr(table, "benchmark", ""))].append(table)
-
-    benchmarks = sorted({r.benchmark for r in runs} | set(published_by), key=lambda b: (b not in catalog.benchmarks, b))
+    pairs = named_pairs(rows, comparisons)
+    benchmarks = sorted({r.benchmark for r in runs}, key=lambda b: (b not in catalog.benchmarks, b))
     growth_ids = {b.id for b in catalog.benchmarks.values() if "growth_exponent" in b.derived}
     drawn: dict[int, str] = {}     # id(run) -> the anchor of its time series
 
@@ -166,22 +153,13 @@ def render_html(session: SessionRecord, runs: list[RunRecord], catalog: Catalog,
         body.append(_benchmark_section(
             benchmark, catalog, [r for r in runs if r.benchmark == benchmark],
             [r for r in rows if r.benchmark == benchmark], colours,
-            [p for p in pairs if p.a.benchmark == benchmark], published_by.get(benchmark, []), study,
-            benchmark in growth_ids, drawn))
+            [p for p in pairs if p.a.benchmark == benchmark], benchmark in growth_ids, drawn))
     body.append(_notes(rows, runs, drawn))
 
     title = f"concbench session {session.id}"
     if study is not None:
         title += f" · {getattr(study, 'title', '')}"
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<link rel=\"icon\" href=\"data:,\">\n"
-        f"<title>{_e(title)}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
-        + "\n".join(body)
-        + "\n<footer>Generated by concbench from the session's stored runs. Times are the medians of "
-          "measured iterations (warm-up left out); intervals are 95&nbsp;%.</footer>\n</main>\n</body>\n</html>\n"
-    )
+    return _PAGE.substitute(title=_e(title), css=_CSS, body="\n".join(body))
 
 
 def series_colours(runs: list[RunRecord], catalog: Catalog) -> dict[str, str]:
@@ -208,32 +186,6 @@ def series_colours(runs: list[RunRecord], catalog: Catalog) -> dict[str, str]:
                     used.add(index)
     return {(f"{variant} [{shape}]" if shape else variant): plots.shade(hues[variant], index)
             for variant, shades in shade_of.items() for shape, index in shades.items()}
-
-
-def _pairs(rows: list[SeriesSummary], runs: list[RunRecord],
-           comparisons: Sequence[tuple[str, str]]) -> list[PairComparison]:
-    """The requested comparisons, or else every gcd variant against every sc variant of a shared benchmark.
-
-    A side may name a variant, whose every shape takes part, or one `variant [shape]` label."""
-    if not comparisons:
-        by_benchmark = defaultdict(set)
-        for run in runs:
-            by_benchmark[run.benchmark].add(run.variant)
-        found = set()
-        for variants in by_benchmark.values():
-            for a, b in combinations(sorted(variants), 2):
-                models = (_model(a), _model(b))
-                if models == ("gcd", "sc"):
-                    found.add((a, b))
-                elif models == ("sc", "gcd"):
-                    found.add((b, a))
-        comparisons = sorted(found)
-    pairs = []
-    for a, b in dict.fromkeys((str(a), str(b)) for a, b in comparisons):
-        # Either side may name a variant ("swift/gcd") or one shape of it ("swift/gcd [cps]", as studies do).
-        found = pair_series(rows, a.split(" [")[0], b.split(" [")[0])
-        pairs.extend(p for p in found if ("[" not in a or p.a.label == a) and ("[" not in b or p.b.label == b))
-    return pairs
 
 
 # -- heading, environment, study -----------------------------------------------------------
@@ -328,8 +280,8 @@ def _study(study: object) -> str:
 
 
 def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], rows: list[SeriesSummary],
-                       colours: dict[str, str], pairs: list[PairComparison], published: list, study,
-                       growth: bool, drawn: dict[int, str]) -> str:
+                       colours: dict[str, str], pairs: list[PairComparison], growth: bool,
+                       drawn: dict[int, str]) -> str:
     spec = catalog.benchmarks.get(benchmark)
     param_name = spec.param_name if spec else "parameter"
     slug = plots._slug(benchmark)
@@ -352,8 +304,6 @@ def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], 
         out.append(_timeseries_section(benchmark, runs, colours, param_name, drawn))
         if pairs:
             out.append(_comparison_section(benchmark, pairs, colours, param_name))
-    if published:
-        out.append(_published_section(benchmark, published, rows, study, colours, param_name))
     out.append("</section>")
     return "\n".join(x for x in out if x)
 
@@ -438,50 +388,9 @@ def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name:
 
 
 def _summary_table(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
-    head = ["variant [shape]", param_name, "cores", "runs", "n", "median", "mean ± 95% CI", "CV", "min", "max",
-            "result", "threads", "peak RSS", "CPU", "process"]
-    numeric = [False, True, True, False, True, True, True, True, True, True, False, True, True, True, True]
-    body = []
-    for row in rows:
-        s = row.stats
-        if s is not None:
-            half = None if s.ci_high is None else (s.ci_high - s.ci_low) / 2
-            mean = fmt_ns(s.mean) + ("" if half is None else f" ± {fmt_ns(half, s.mean)}")
-            cv = _e(fmt_pct(s.cv))
-            if s.cv is not None and s.cv > CV_WARN_THRESHOLD:
-                cv = f'<span class="warn" title="CV above {CV_WARN_THRESHOLD:.0%}">{cv}!</span>'
-            median = _e(fmt_ns(s.median))
-            if s.median_ci_low is not None:
-                median = (f'<span title="95% bootstrap interval of the median: '
-                          f'{_e(fmt_ns(s.median_ci_low, s.median))} – {_e(fmt_ns(s.median_ci_high, s.median))}">'
-                          f"{median}</span>")
-            figures = [str(s.n), median, _e(mean), cv, _e(fmt_ns(s.min)), _e(fmt_ns(s.max))]
-        else:
-            figures = ["0", "–", "–", "–", "–", "–"]
-        param = _e(row.param) + _opts(row.options)
-        body.append([
-            _swatch(colours.get(row.label)) + _e(row.label), param, str(row.cores), _statuses(row), *figures,
-            f'<span class="verdict v-{_e(row.verification)}">{_e(row.verification)}</span>',
-            "–" if row.threads_max is None else str(row.threads_max), _e(fmt_bytes(row.max_rss_bytes)),
-            "–" if row.cpu_utilisation is None else f"{row.cpu_utilisation:.2f}",
-            _e(fmt_ns(getattr(row, "process_wall_ns", None))),
-        ])
-    caption = ("median … max: in-process iteration times (kernel only, warm-up left out); process: whole-process "
-               "wall time, start-up included; CPU: (user+sys)/wall of the process")
-    out = _table("summary", benchmark, head, body, numeric=numeric, caption=caption)
-    with_metrics = [r for r in rows if getattr(r, "metrics", None)]
-    if with_metrics:
-        names = sorted({name for r in with_metrics for name in r.metrics})
-        metrics_body = [[_swatch(colours.get(r.label)) + _e(r.label), _e(r.param) + _opts(r.options), str(r.cores),
-                         *(f"{r.metrics[n]:.4g}" if n in r.metrics else "–" for n in names)] for r in with_metrics]
-        out += "\n" + _table("metrics", benchmark, ["variant [shape]", param_name, "cores", *names], metrics_body,
-                              caption="Reported metrics (median over finished runs)",
-                              numeric=[False, True, True, *([True] * len(names))])
-    return out
-
-
-def _interval(ci, digits: int) -> str:
-    return "" if ci is None else f' <span class="ci">[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]</span>'
+    out = to_html(summary_table(rows, with_benchmark=False, param_name=param_name), benchmark, colours)
+    metrics = metrics_table(rows, with_benchmark=False, param_name=param_name)
+    return out if metrics is None else out + "\n" + to_html(metrics, benchmark, colours, caption=metrics.title)
 
 
 def _scaling_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
@@ -522,29 +431,7 @@ def _scaling_section(benchmark: str, rows: list[SeriesSummary], colours, param_n
         if len(by_param) > len(params):
             caption += f" Shown for the {len(params)} largest values of {_e(param_name)}; the table has them all."
         out.append(_figure(key, plots.scaling_plot(key, panels), caption, {"benchmark": benchmark}))
-    head = ["variant [shape]", param_name, "cores", "runs", "median", "T [95% CI]", "factor [95% CI]", "efficiency"]
-    numeric = [False, True, True, False, True, True, True, True]
-    if against_seq:
-        head.append("vs fastest seq")
-        numeric.append(True)
-    head += ["threads", "CPU"]
-    numeric += [True, True]
-    body = []
-    for table in tables:
-        for r in table.rows:
-            s = r.series
-            cells = [_swatch(colours.get(s.label)) + _e(s.label), _e(s.param) + _opts(s.options),
-                     _e(r.value), _statuses(s), _e(fmt_ns(s.stats.median)) if s.stats else "–",
-                     "–" if r.t_norm is None else f"{r.t_norm:.1f}{_interval(r.t_ci, 1)}",
-                     "–" if r.factor is None else f"{r.factor:.2f}{_interval(r.factor_ci, 2)}",
-                     "–" if r.efficiency is None else f"{r.efficiency:.2f}"]
-            if against_seq:
-                cells.append("–" if r.vs_sequential is None else f"{r.vs_sequential:.2f}")
-            cells += ["–" if s.threads_max is None else str(s.threads_max),
-                      "–" if s.cpu_utilisation is None else f"{s.cpu_utilisation:.2f}"]
-            body.append(cells)
-    out.append(_table("scaling", benchmark, head, body, numeric=numeric,
-                      caption="T = 100·t(cores)/t(fewest cores); factor = t(fewest)/t(cores)"))
+    out.append(to_html(scaling_table(tables, against_seq, param_name), benchmark, colours))
     return "\n".join(out)
 
 
@@ -572,48 +459,13 @@ def _growth_section(benchmark: str, rows: list[SeriesSummary], colours, param_na
                    "total time against N (1 is linear); above 1.1, a last step of 1.3 or more, or a timeout flags "
                    "the series as super-linear.")
         out.append(_figure(key, plots.growth_plot(key, lines, param_name), caption, {"benchmark": benchmark}))
-    sizes = sorted({p.n for s in series for p in s.points})
-    head = ["variant [shape]", "cores", *(f"N={n}" for n in sizes), "exponent", "last step", "flag"]
-    numeric = [False, True, *([True] * len(sizes)), True, True, False]
-    body = []
-    for s in series:
-        by_n = {p.n: p for p in s.points}
-        fit = s.fit
-        flag = ('<span class="flag-bad">super-linear</span>' if fit.superlinear
-                else '<span class="flag-ok">linear</span>') + (" (timeout)" if fit.timed_out else "")
-        body.append([_swatch(colours.get(s.label)) + _e(s.label) + _opts(s.options),
-                     str(s.cores), *(f"{by_n[n].s_per_task:.2e}" if n in by_n else "–" for n in sizes),
-                     "–" if fit.exponent is None else f"{fit.exponent:.3f}",
-                     "–" if fit.local_last is None else f"{fit.local_last:.3f}", flag])
-    out.append(_table("growth", benchmark, head, body, numeric=numeric,
-                      caption="seconds per task (median time ÷ N) and the log-log exponent of total time"))
+    out.append(to_html(growth_table(series, with_benchmark=False), benchmark, colours))
     return "\n".join(out)
-
-
-def _chosen_runs(runs: list[RunRecord]) -> tuple[list[RunRecord], int]:
-    """Per variant [shape], the run with the largest parameter that has samples; then every timed-out run.
-
-    Returns the runs to draw and how many timed-out runs with samples were left out by the caps."""
-    with_samples = [r for r in runs if r.samples]
-    chosen: list[RunRecord] = []
-    for label in sorted({_label(r) for r in with_samples}):
-        members = [r for r in with_samples if _label(r) == label]
-        best_param = max(value_order(r.param) for r in members)
-        at_best = [r for r in members if value_order(r.param) == best_param]
-        # Prefer the most cores, then the first run: the largest point this series reached.
-        chosen.append(sorted(at_best, key=lambda r: (-r.cores, r.run_index, r.id or 0))[0])
-    timeouts = [r for r in with_samples if r.status == RunStatus.TIMEOUT and all(r is not c for c in chosen)]
-    timeouts.sort(key=lambda r: (_label(r), value_order(r.param), r.cores, r.run_index))
-    room = max(0, min(MAX_TIMEOUT_TIMESERIES - sum(1 for r in chosen if r.status == RunStatus.TIMEOUT),
-                      MAX_TIMESERIES_PER_BENCHMARK - len(chosen)))
-    left_out = max(0, len(timeouts) - room)
-    chosen = chosen[:MAX_TIMESERIES_PER_BENCHMARK] + timeouts[:room]
-    return chosen, left_out
 
 
 def _timeseries_section(benchmark: str, runs: list[RunRecord], colours, param_name: str,
                         drawn: dict[int, str]) -> str:
-    chosen, left_out = _chosen_runs(runs)
+    chosen, left_out = runs_to_draw(runs)
     if not chosen:
         return ""
     figures = []
@@ -653,91 +505,8 @@ def _timeseries_section(benchmark: str, runs: list[RunRecord], colours, param_na
 
 
 def _comparison_section(benchmark: str, pairs: list[PairComparison], colours, param_name: str) -> str:
-    head = ["A", "B", param_name, "cores", "median A", "median B", "B/A [95% CI]", "Welch p", "Mann–Whitney p",
-            "A−B mean [z 95% CI]", "verdict"]
-    numeric = [False, False, True, True, True, True, True, True, True, True, False]
-    body = []
-    for pair in sorted(pairs, key=lambda p: (p.a.label, p.b.label, p.a.cores, value_order(p.a.param), p.a.options)):
-        a, b, c = pair.a, pair.b, pair.result
-        medians = [_e(fmt_ns(x.stats.median)) if x.stats else "–" for x in (a, b)]
-        if c is None:
-            figures = ["–"] * 4
-        else:
-            ratio = "–" if c.ratio_of_medians is None else f"{c.ratio_of_medians:.3f}"
-            if c.ratio_ci_low is not None:
-                ratio += f' <span class="ci">[{c.ratio_ci_low:.3f}, {c.ratio_ci_high:.3f}]</span>'
-            diff = _e(fmt_ns(c.diff_of_means))
-            if c.z_ci_low is not None:
-                diff += (f' <span class="ci">[{_e(fmt_ns(c.z_ci_low, c.diff_of_means))}, '
-                         f"{_e(fmt_ns(c.z_ci_high, c.diff_of_means))}]</span>")
-            figures = [ratio, _e(fmt_p(c.welch_p)), _e(fmt_p(c.mannwhitney_p)), diff]
-        significant = c is not None and c.z_significant
-        verdict = f'<span class="{"significant" if significant else "not-significant"}">{_e(pair.verdict)}</span>'
-        param = _e(a.param) + _opts(a.options)
-        body.append([_swatch(colours.get(a.label)) + _e(a.label), _swatch(colours.get(b.label)) + _e(b.label), param,
-                     str(a.cores), *medians, *figures, verdict])
-    caption = ("Ratio of medians B/A with a bootstrap interval; Welch's t-test and Mann–Whitney U; the difference "
-               "of means with the thesis' z-interval. Significant when that interval excludes 0.")
-    return "<h3>Comparisons</h3>\n" + _table("comparison", benchmark, head, body, caption=caption, numeric=numeric)
-
-
-def _published_section(benchmark: str, published: list, rows: list[SeriesSummary], study, colours,
-                       param_name: str) -> str:
-    out = ["<h3>Published figures beside ours</h3>"]
-    for table in published:
-        unit = str(getattr(table, "unit", "") or "")
-        title = str(getattr(table, "title", "") or "")
-        columns = [str(c) for c in getattr(table, "columns", ())]
-        body = [[_e(cell) for cell in row] for row in getattr(table, "rows", ())]
-        heading = _e(title or "Published") + (f' <span class="unit">({_e(unit)})</span>' if unit else "")
-        published_html = f"<h4>{heading}</h4>\n" + _table("published", benchmark, columns, body,
-                                                           numeric=[i > 0 for i in range(len(columns))])
-        source = getattr(table, "source", None) or getattr(study, "source", None)
-        hardware = getattr(table, "hardware", None) or getattr(study, "hardware", None)
-        study_title = getattr(table, "study_title", None) or getattr(study, "title", None)
-        line = " · ".join(_e(x) for x in (study_title, source) if x)
-        if hardware:
-            line += (" · " if line else "") + f"hardware: {_e(hardware)}"
-        note = str(getattr(table, "note", "") or "")
-        side = ['<div class="side published-side">', published_html]
-        if note:
-            side.append(f'<p class="note">{_e(note)}</p>')
-        if line:
-            side.append(f'<p class="source">Published: {line}</p>')
-        side.append("</div>")
-        out.append('<div class="beside">\n' + "\n".join(side) + "\n" + _ours(benchmark, rows, unit, colours, param_name)
-                   + "\n</div>")
-    return "\n".join(out)
-
-
-def _ours(benchmark: str, rows: list[SeriesSummary], unit: str, colours, param_name: str) -> str:
-    """Our medians as a parameter × series grid, in the published table's unit when it is a time unit."""
-    scale = _TIME_UNITS.get(unit.strip())
-    multi_cores = len({r.cores for r in rows}) > 1
-    line_keys = _line_options(rows)
-    columns: dict[str, str] = {}
-    cells: dict[tuple[str, str], str] = {}
-    params: dict[str, set[str]] = defaultdict(set)    # param -> the options set with it (not per line)
-    for row in rows:
-        name = _series_name(row, line_keys, multi_cores)
-        columns.setdefault(name, row.label)
-        params[row.param].update(f"{k}={v}" for k, v in row.runs[0].options.items()
-                                 if k != "shape" and k not in line_keys)
-        if row.stats is None:
-            value = _e(_missing_reason(row) or "–")
-        elif scale:
-            value = f"{row.stats.median / scale:.4g}"
-        else:
-            value = _e(fmt_ns(row.stats.median))
-        cells[(row.param, name)] = value
-    head = [_e(param_name)] + [_swatch(colours.get(label)) + _e(name) for name, label in columns.items()]
-    body = [[_e(p) + _opts(" ".join(sorted(params[p])))]
-            + [cells.get((p, name), "–") for name in columns] for p in sorted(params, key=value_order)]
-    title = "Ours: medians" + (f' <span class="unit">({_e(unit)})</span>' if scale else "") + " in this session"
-    return ('<div class="side ours-side">\n'
-            + f'<h4>{title}</h4>\n'
-            + _table("ours", benchmark, head, body, numeric=[True] * len(head), raw_head=True)
-            + "\n</div>")
+    ordered = sorted(pairs, key=lambda p: (p.a.label, p.b.label, p.a.cores, value_order(p.a.param), p.a.options))
+    return "<h3>Comparisons</h3>\n" + to_html(comparison_table(ordered, param_name), benchmark, colours)
 
 
 # -- notes ---------------------------------------------------------------------------------
@@ -806,62 +575,3 @@ def _notes(rows: list[SeriesSummary], runs: list[RunRecord], drawn: dict[int, st
         out.append('<p class="none">No statistical warnings.</p>')
     out.append("</section>")
     return "\n".join(out)
-
-
-_CSS = """
-:root { --fg: #1d232b; --muted: #5b6673; --line: #d9dee5; --zebra: #f6f8fa; --accent: #0b5cad;
-        --ok: #1a7f37; --warn: #9a6700; --bad: #cf222e; }
-* { box-sizing: border-box; }
-body { margin: 0; color: var(--fg); background: #fff;
-       font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", Arial, sans-serif; }
-main { max-width: 1280px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { font-size: 26px; margin: 0 0 6px; }
-h2 { font-size: 21px; margin: 36px 0 6px; padding-top: 10px; border-top: 2px solid var(--line); }
-h2 .title { font-weight: normal; color: var(--muted); font-size: 15px; margin-left: 6px; }
-h3 { font-size: 16px; margin: 24px 0 8px; }
-h4 { font-size: 13.5px; margin: 6px 0 2px; }
-p { margin: 6px 0; }
-code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
-pre { white-space: pre-wrap; max-height: 18em; overflow: auto; background: var(--zebra); padding: 6px; }
-a { color: var(--accent); }
-.meta, .origin, .note, .source, figcaption, caption { color: var(--muted); }
-.command code { background: var(--zebra); padding: 2px 6px; border-radius: 4px; display: inline-block; }
-table { border-collapse: collapse; margin: 8px 0 14px; font-size: 12.5px; font-variant-numeric: tabular-nums; }
-caption { caption-side: top; text-align: left; padding: 2px 0 6px; font-size: 12.5px; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-thead th { background: #eef1f5; border-bottom: 2px solid #c5ccd6; white-space: nowrap; position: sticky; top: 0; }
-tbody tr:nth-child(even) { background: var(--zebra); }
-td.num, th.num { text-align: right; white-space: nowrap; }
-table.environment th { background: none; width: 11em; color: var(--muted); font-weight: 600; }
-table.environment { min-width: 60%; }
-.table-wrap { overflow-x: auto; }
-.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px;
-          vertical-align: baseline; }
-.status { display: inline-block; padding: 0 6px; border-radius: 9px; font-size: 11.5px; background: #eef1f5;
-          white-space: nowrap; }
-.st-ok, .st-finished { background: #dafbe1; color: var(--ok); }
-.st-timeout, .st-running, .st-interrupted { background: #fff8c5; color: var(--warn); }
-.st-skipped { background: #eef1f5; color: var(--muted); }
-.st-wrong, .st-crashed, .st-malformed, .st-disagree { background: #ffebe9; color: var(--bad); font-weight: 600; }
-.v-verified { color: var(--ok); } .v-agreed { color: #0969da; } .v-unverified { color: var(--warn); }
-.v-wrong, .v-disagree { color: var(--bad); font-weight: 600; } .v-none { color: var(--muted); }
-.warn { color: var(--warn); font-weight: 600; }
-.flag-bad { color: var(--bad); font-weight: 600; } .flag-ok { color: var(--ok); }
-table.comparison td:nth-child(-n+2) { white-space: nowrap; }
-.significant { font-weight: 600; } .not-significant { color: var(--muted); }
-.ci, .opts, .unit { color: var(--muted); font-size: 11.5px; }
-figure.plot { margin: 10px 0 18px; }
-figure.plot svg { display: block; max-width: 100%; height: auto; }
-figcaption { font-size: 12.5px; max-width: 60em; margin-top: 2px; }
-.timeseries { display: grid; grid-template-columns: repeat(auto-fill, minmax(470px, 1fr)); gap: 8px 20px; }
-.timeseries figure.plot { margin: 0; }
-.beside { display: flex; flex-wrap: wrap; gap: 12px 40px; align-items: flex-start; margin-bottom: 14px; }
-.side { max-width: 100%; overflow-x: auto; }
-.published-side { max-width: 34em; }
-.toc ol { columns: 3; margin: 4px 0; }
-.toc h2 { border: 0; font-size: 15px; margin: 18px 0 0; padding: 0; }
-section.extra, section.study { margin-top: 10px; }
-dl { display: grid; grid-template-columns: 8em 1fr; gap: 2px 12px; }
-dt { color: var(--muted); font-weight: 600; } dd { margin: 0; }
-footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); padding-top: 8px; }
-"""

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from scipy import stats as scipy_stats
 
 from ..studies import PublishedTable, Study
-from .compare import pair_series
+from .render import to_html
+from .tables import grid_table
+from .variants import pair_series
 from .growth import growth_series
 from .scaling import scaling_tables
 from .summary import SeriesSummary
@@ -210,8 +212,5 @@ def published_grid(study: Study, table: PublishedTable) -> Grid:
 
 def grid_html(grid: Grid, caption: bool = True) -> str:
     """The grid as an HTML table; without a caption where a heading above already names it."""
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in grid.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in grid.rows)
     note = f"<p class='note'>{html.escape(grid.note)}</p>" if grid.note else ""
-    title = f"<caption>{html.escape(grid.title)}</caption>" if caption else ""
-    return f"<table class='study'>{title}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+    return to_html(grid_table(grid), caption=grid.title if caption else "") + note

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -11,6 +12,20 @@ from .. import stats
 from ..catalog import value_order
 from ..records import RunRecord, RunStatus
 from ..verify import Verdict
+
+
+class Note(NamedTuple):
+    """One line about a series: what kind of thing it is (for counting) and what it says."""
+
+    kind: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+FAILED_RUN = "failed runs"
+SKIPPED = "sizes skipped after a timeout"
 
 
 @dataclass(frozen=True)
@@ -30,7 +45,7 @@ class SeriesSummary:
     process_wall_ns: float | None  # median whole-process wall time (start-up included) of finished runs
     metrics: dict[str, float]      # median over finished runs of each metric the implementation reported
     stalls: int
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     runs: tuple[RunRecord, ...]
 
     @property
@@ -85,12 +100,12 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     notes = []
     for run in runs:
         if run.status != RunStatus.SKIPPED and run.message:
-            notes.append(f"run {run.run_index}: {run.status}: {run.message}")
+            notes.append(Note(FAILED_RUN, f"run {run.run_index}: {run.status}: {run.message}"))
     skipped = [run for run in runs if run.status == RunStatus.SKIPPED]
     if skipped:
-        notes.append(skipped[0].message)
+        notes.append(Note(SKIPPED, skipped[0].message))
     if summary is not None:
-        notes.extend(summary.warnings)
+        notes.extend(Note(stats.warning_kind(text), text) for text in summary.warnings)
     finished = [run for run in runs if run.status == RunStatus.OK]
     utilisations = sorted(u for run in finished if (u := run.cpu_utilisation) is not None)
     walls = [run.wall_ns for run in finished if run.wall_ns is not None]
@@ -118,3 +133,9 @@ def summarise(runs: list[RunRecord]) -> list[SeriesSummary]:
         groups[run.series_key].append(run)
     rows = [summarise_series(group) for group in groups.values()]
     return sorted(rows, key=lambda r: (r.benchmark, r.variant, r.shape, r.options, r.cores, value_order(r.param)))
+
+
+def note_counts(rows: list[SeriesSummary]) -> dict[str, int]:
+    """How many series carry each kind of note, most common first."""
+    counts = Counter(kind for row in rows for kind in {note.kind for note in row.notes})
+    return dict(counts.most_common())

@@ -16,7 +16,7 @@ class PairComparison:
     why_missing: str = ""
 
     @property
-    def verdict(self) -> str:
+    def assessment(self) -> str:
         """In words, by the thesis' rule: significant when the z-interval excludes 0."""
         if self.result is None:
             return self.why_missing

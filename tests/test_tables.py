@@ -1,0 +1,64 @@
+"""The table model: one definition of each table, rendered alike to the terminal, Markdown and HTML."""
+
+import os
+import re
+
+import pytest
+from rich.console import Console
+
+from concbench.report import render, tables
+from concbench.report.summary import summarise
+from test_exports import RUNS
+
+
+def _terminal_headers(model) -> list[str]:
+    console = Console(width=400, record=True, color_system=None, file=open(os.devnull, "w"))
+    console.print(render.to_rich(model))
+    header = next(line for line in console.export_text().splitlines() if line.startswith("┃"))
+    return [h.strip() for h in header.strip("┃").split("┃")]
+
+
+def _markdown_headers(model) -> list[str]:
+    header = next(line for line in render.to_markdown(model).splitlines() if line.startswith("| "))
+    return [h.strip() for h in header.strip("|").split("|")]
+
+
+def _html_headers(model) -> list[str]:
+    return re.findall(r"<th[^>]*>([^<]*)</th>", render.to_html(model))
+
+
+ROWS = summarise(RUNS)
+MODELS = {
+    "summary": tables.summary_table(ROWS),
+    "summary of one benchmark": tables.summary_table(ROWS, with_benchmark=False, param_name="n"),
+    "metrics": tables.metrics_table(ROWS),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_terminal_markdown_and_html_show_the_same_columns_in_the_same_order(name):
+    model = MODELS[name]
+    expected = model.headers
+    assert _terminal_headers(model) == expected
+    assert _markdown_headers(model) == expected
+    assert _html_headers(model) == expected
+
+
+def test_every_renderer_shows_every_cell_and_marks_numbers_right_aligned():
+    model = MODELS["summary"]
+    html = render.to_html(model)
+    markdown = render.to_markdown(model)
+    for row in model.rows:
+        for cell in row:
+            assert cell.text.replace("|", "\\|") in markdown
+    assert "<th class=num>median</th>" in html and "<th>result</th>" in html
+    assert markdown.splitlines()[1].count("---:") == sum(c.numeric for c in model.columns)
+
+
+def test_styles_become_classes_in_html_and_plain_text_elsewhere():
+    model = MODELS["summary"]
+    html = render.to_html(model, colours={"swift/sc": "#123456"})
+    assert '<span class="verdict v-wrong">wrong</span>' in html
+    assert '<span class="status st-ok">ok</span>' in html
+    assert '<span class="swatch" style="background:#123456"></span>swift/sc' in html
+    assert "[/" not in render.to_markdown(model) and "[green]" not in render.to_markdown(model)   # no rich markup
