@@ -21,8 +21,9 @@ build: setup
 	$(BIN)/concbench build
 
 # Toolchains from Debian's packages where we are root (else it prints the command), then builds
-# (a language that fails to build is left out), then the quick suite on every available variant:
-# one process per point keeps it near a quarter of an hour on 2 cores; `concbench run --runs 3` for more.
+# (a language that fails to build is left out), then the quick suite on every available variant,
+# faithful shapes only, one process per point: under ten minutes on 2 cores (README);
+# `concbench run --runs 3 --all-shapes` for more.
 bench: setup
 	-$(BIN)/concbench install
 	-$(BIN)/concbench build
