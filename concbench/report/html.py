@@ -355,8 +355,7 @@ def _time_section(benchmark: str, rows: list[SeriesSummary], colours, param_name
 def _missing_reason(row: SeriesSummary) -> str:
     if row.stats is not None:
         return ""
-    parts = [f"{s}×{n}" if n > 1 else s for s, n in sorted(row.statuses.items())]
-    return ", ".join(parts)
+    return row.statuses_text
 
 
 def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str, multi_cores: bool) -> str:

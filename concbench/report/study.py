@@ -172,7 +172,7 @@ def encore_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
             one_core = minimum_at.get((row.benchmark, row.label, row.param, row.options, 1))
             speedup = f"{one_core / wall:.2f}" if wall and one_core and row.cores != 1 else "–"
             param = row.param + (f" ({row.options})" if row.options else "")
-            status = "ok" if wall is not None else ", ".join(f"{k}×{v}" for k, v in sorted(row.statuses.items()))
+            status = "ok" if wall is not None else row.statuses_text
             out.append((row.label, param, str(row.cores), status,
                         "–" if wall is None else f"{wall / 1e9:.3f}",
                         "–" if rss is None else f"{rss / 2**20:.1f}",

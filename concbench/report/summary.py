@@ -66,6 +66,11 @@ class SeriesSummary:
             texts.append((status, text))
         return texts
 
+    @property
+    def statuses_text(self) -> str:
+        """The run statuses in one line, e.g. "ok×2, timeout (1 stalled)"."""
+        return ", ".join(text for _, text in self.status_texts())
+
 
 def measured_ns(runs) -> list[int]:
     """Measured (non-warm-up) iteration times of the finished runs."""
