@@ -65,6 +65,11 @@ class Benchmark:
     derived: tuple[str, ...] = ()
     expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> key -> value
     repeatable: bool = False   # the spec lets `--option repeat=k` time k back-to-back kernels as one iteration
+    defaults: dict[str, str] = field(default_factory=dict)   # the spec's option defaults; "{param}" = the parameter
+
+    def with_defaults(self, param: str, options: dict[str, str]) -> dict[str, str]:
+        """The options of a point with the spec's defaults filled in ("{param}" is the parameter)."""
+        return {**{k: v.replace("{param}", param) for k, v in self.defaults.items()}, **options}
 
     def reference_for(self, param: str, iteration: int, options: dict[str, str] | None = None) -> str | None:
         """The expected result, or None when the spec gives none for this parameter and these options.
@@ -254,6 +259,7 @@ def load_benchmark(path: Path) -> Benchmark:
         may_stall_models=tuple(data.get("may_stall_models", ())),
         derived=tuple(data.get("derived", ())),
         repeatable=bool(data.get("repeatable", False)),
+        defaults={str(k): str(v) for k, v in data.get("defaults", {}).items()},
         expected_metrics={
             metric: {str(param): value for param, value in table.items()}
             for metric, table in data.get("expected_metrics", {}).items()

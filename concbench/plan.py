@@ -172,7 +172,8 @@ def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[P
             for shape in _shapes(variant, benchmark, requested_shape, request.all_shapes):
                 for size_point, size in _points_of(benchmark, request):
                     for swept in option_combinations(user_options):
-                        options = {**dict(size_point.options), **swept}
+                        # The spec's defaults are passed explicitly, so a reference keyed by them is found.
+                        options = benchmark.with_defaults(size_point.param, {**dict(size_point.options), **swept})
                         if shape is not None:
                             options["shape"] = shape
                         for cores in request.cores:

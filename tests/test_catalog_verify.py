@@ -20,7 +20,8 @@ def test_every_test_and_quick_parameter_has_a_reference(catalog):
     for bench in catalog.benchmarks.values():
         for size in ("test", "quick"):
             for point in bench.sizes[size].points:
-                assert bench.reference_for(point.param, 0, dict(point.options)) is not None, (bench.id, point.param)
+                options = bench.with_defaults(point.param, dict(point.options))
+                assert bench.reference_for(point.param, 0, options) is not None, (bench.id, point.param)
 
 
 def test_every_variant_serves_known_benchmarks(catalog):

@@ -100,3 +100,13 @@ def test_a_description_offering_repeat_where_the_benchmark_forbids_it_fails_the_
     rows = conformance.Rows("fake")
     conformance.check_repetitions(catalog, dataclasses.replace(fake, served=served), rows)
     assert "does not allow inner repetitions" in rows["spawn-waiting"].problems[0]
+
+
+def test_a_benchmarks_option_defaults_are_passed_explicitly_and_find_their_reference(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("winnow",), variants=("c/seq",), params=("100", "7"), cores=(2,),
+                                      options=(("p", ("2",)),)), {"c/seq"})
+    assert [dict(p.options) for p in plan] == [{"p": "2", "nelts": "100", "seed": "0", "shape": "plain"},
+                                               {"p": "2", "nelts": "7", "seed": "0", "shape": "plain"}]
+    plain = make_plan(catalog, Request(benchmarks=("winnow",), variants=("c/seq",), params=("100",), cores=(2,)),
+                      {"c/seq"})
+    assert catalog.benchmarks["winnow"].reference_for("100", 0, dict(plain[0].options)) is not None

@@ -62,3 +62,13 @@ def test_styles_become_classes_in_html_and_plain_text_elsewhere():
     assert '<span class="status st-ok">ok</span>' in html
     assert '<span class="swatch" style="background:#123456"></span>swift/sc' in html
     assert "[/" not in render.to_markdown(model) and "[green]" not in render.to_markdown(model)   # no rich markup
+
+
+def test_t_and_c_side_by_side_where_an_implementation_reports_compute_time():
+    import dataclasses
+    assert tables.compute_table(ROWS) is None          # nobody reported C: no table
+    runs = [dataclasses.replace(r, metrics={**r.metrics, "compute_ns": 1_000_000}) for r in RUNS]
+    model = tables.compute_table(summarise(runs))
+    assert model.headers[-4:] == ["T", "C", "T − C", "communication"]
+    gcd = next(row for row in model.rows if row[1].text == "swift/gcd [cps]")
+    assert [c.text for c in gcd[-4:]] == ["3.23 ms", "1.00 ms", "2.23 ms", "69.0%"]

@@ -31,7 +31,7 @@ from ..catalog import Catalog
 from ..records import FAILED_STATUSES, RunRecord, RunStatus, SessionRecord
 from . import plots
 from .render import to_html
-from .tables import comparison_table, growth_table, metrics_table, scaling_table, summary_table
+from .tables import comparison_table, compute_table, growth_table, metrics_table, scaling_table, summary_table
 from .choice import named_pairs, runs_to_draw
 from .variants import PairComparison
 from .growth import growth_series
@@ -388,8 +388,11 @@ def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name:
 
 def _summary_table(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
     out = to_html(summary_table(rows, with_benchmark=False, param_name=param_name), benchmark, colours)
-    metrics = metrics_table(rows, with_benchmark=False, param_name=param_name)
-    return out if metrics is None else out + "\n" + to_html(metrics, benchmark, colours, caption=metrics.title)
+    for extra in (metrics_table(rows, with_benchmark=False, param_name=param_name),
+                  compute_table(rows, with_benchmark=False, param_name=param_name)):
+        if extra is not None:
+            out += "\n" + to_html(extra, benchmark, colours, caption=extra.title)
+    return out
 
 
 def _scaling_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:

@@ -94,6 +94,29 @@ def metrics_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_
     return out
 
 
+COMPUTE = "compute_ns"   # the metric of models that copy data: the longest worker's compute time (the paper's C)
+
+
+def compute_table(rows: list[SeriesSummary], with_benchmark: bool = True,
+                  param_name: str = "param") -> TableModel | None:
+    """T beside C where an implementation reports C: what moving data between workers costs."""
+    measured = [r for r in rows if COMPUTE in r.metrics and r.stats is not None]
+    if not measured:
+        return None
+    columns = (*_lead(with_benchmark, param_name), Column("cores", True), Column("T", True), Column("C", True),
+               Column("T − C", True), Column("communication", True))
+    out = TableModel("compute", "Total (T) and compute (C) time", columns,
+                     note="T: median iteration time; C: the longest worker's compute time (compute_ns, median over "
+                          "runs of each run's last iteration); T − C: handing data to workers and gathering it")
+    for row in measured:
+        total, compute = row.stats.median, row.metrics[COMPUTE]
+        lead = [cell(row.benchmark)] if with_benchmark else []
+        out.rows.append((*lead, _series(row), _param(row), cell(row.cores), cell(fmt_ns(total)),
+                         cell(fmt_ns(compute)), cell(fmt_ns(total - compute)),
+                         cell(fmt_pct((total - compute) / total) if total > 0 else "–")))
+    return out
+
+
 def scaling_table(tables: list[ScalingTable], against_sequential: bool, param_name: str = "param") -> TableModel:
     """T, factor and efficiency of series swept over cores (or an option), one row per point."""
     dimension = tables[0].dimension if tables else "cores"
@@ -103,6 +126,9 @@ def scaling_table(tables: list[ScalingTable], against_sequential: bool, param_na
         columns.append(Column("efficiency", True))
     if against_sequential:
         columns.append(Column("vs fastest seq", True))
+    with_compute = any(COMPUTE in r.series.metrics for t in tables for r in t.rows)
+    if with_compute:
+        columns.append(Column("C", True))
     columns += [Column("threads", True), Column("CPU", True)]
     out = TableModel("scaling", f"Scaling with {dimension}", tuple(columns),
                      note=f"T = 100·t({dimension})/t(first); factor = t(first)/t({dimension}), medians of measured "
@@ -117,6 +143,8 @@ def scaling_table(tables: list[ScalingTable], against_sequential: bool, param_na
                 row.append(_number(r.efficiency, "{:.2f}"))
             if against_sequential:
                 row.append(_number(r.vs_sequential, "{:.2f}"))
+            if with_compute:
+                row.append(cell(fmt_ns(s.metrics[COMPUTE])) if COMPUTE in s.metrics else MISSING)
             row += [_number(s.threads_max), _number(s.cpu_utilisation, "{:.2f}")]
             out.rows.append(tuple(row))
     return out

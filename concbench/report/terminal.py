@@ -8,7 +8,7 @@ from ..records import SessionRecord
 from .model import TableModel
 from .render import to_rich
 from .summary import SeriesSummary, note_counts
-from .tables import metrics_table, summary_table
+from .tables import compute_table, metrics_table, summary_table
 
 
 def session_heading(session: SessionRecord) -> str:
@@ -40,6 +40,7 @@ def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSum
     console.print(session_heading(session))
     show(console, summary_table(rows))
     show(console, metrics_table(rows))
+    show(console, compute_table(rows))
     if notes:
         lines = notes_lines(rows)
         console.print("[bold]Notes[/]" if lines else "no notes")

@@ -73,6 +73,14 @@ var benchmarks = map[string]*benchmarkDef{
 		},
 		prepare: prepareFannkuch,
 	},
+	// The Cowichan family (chain.md): one parameter n, options p, nelts and seed, shapes
+	// channel (the paper's Go scheme) and blocks; cowichan.go.
+	"randmat": cowichanBenchmark(prepareRandmat),
+	"thresh":  cowichanBenchmark(prepareThresh),
+	"winnow":  cowichanBenchmark(prepareWinnow),
+	"outer":   cowichanBenchmark(prepareOuter),
+	"product": cowichanBenchmark(prepareProduct),
+	"chain":   cowichanBenchmark(prepareChain),
 }
 
 // benchmarkDef is one benchmark of the table. The exported fields are what describe prints.
@@ -301,6 +309,7 @@ type request struct {
 	shape     string // "" when the model has no shapes
 	param     string
 	options   map[string]string // every key is in def.Options and its value inside its domain
+	workers   int               // --workers, 0 when not given
 	def       modelDef
 }
 
@@ -341,7 +350,7 @@ func resolve(c *cliArgs) (*request, iterationFunc, error) {
 	if err := def.Param.check(c.param); err != nil {
 		return nil, nil, usagef("--param %q for %s: %v", c.param, c.benchmark, err)
 	}
-	r := &request{benchmark: c.benchmark, model: c.model, param: c.param, options: map[string]string{}, def: m}
+	r := &request{benchmark: c.benchmark, model: c.model, param: c.param, options: map[string]string{}, workers: c.workers, def: m}
 	if len(m.Shapes) > 0 {
 		r.shape = m.Shapes[0]
 	}

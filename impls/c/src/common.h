@@ -1,9 +1,10 @@
-/* concbench-c: what the kernels (spawn_scaling.c, countdown.c, fannkuch.c) offer the driver in main.c
- * and the unit tests in tests/, and the two helpers they take from main.c.
+/* concbench-c: what the kernels (spawn_scaling.c, countdown.c, fannkuch.c, cowichan.c) offer the driver in
+ * main.c and the unit tests in tests/, and the two helpers they take from main.c.
  *
  * Each kernel has the same life cycle: X_new() sets up what stands outside the timed region (a standing
- * thread pool, result slots), X_iteration() runs one iteration and reports the nanoseconds of its timed
- * region, X_free() tears down. The kernels print nothing: the protocol lives in main.c.
+ * thread pool, result slots, a standalone Cowichan stage's input), X_iteration() runs one iteration and
+ * reports the nanoseconds of its timed region, X_free() tears down. The kernels print nothing: the
+ * protocol lives in main.c.
  */
 #ifndef CONCBENCH_COMMON_H
 #define CONCBENCH_COMMON_H
@@ -104,5 +105,58 @@ int fk_combine_slots(const fk_result *slots, uint64_t count, fk_result *out, uin
 /* For the unit tests only: the next iterations of the apply and group shapes skip task t (as a task that
    silently did not run would); UINT64_MAX (the default) skips nothing. */
 void fk_test_skip_task(fk_ctx *c, uint64_t t);
+
+/* ------------------------------------------------------------------ the Cowichan kernels (cowichan.c) */
+
+typedef enum { CW_RANDMAT, CW_THRESH, CW_WINNOW, CW_OUTER, CW_PRODUCT, CW_CHAIN } cw_bench;
+typedef enum { CW_PLAIN } cw_shape;
+
+#define CW_MAXN 100000          /* largest n accepted: n*n one-byte cells, and i, j below 2^20 (winnow keys) */
+#define CW_VALUES 100           /* randmat's values are 0..99 */
+
+typedef struct {
+    uint32_t n;                 /* --param: the matrix side */
+    uint32_t p;                 /* percent kept by thresh, 0..100 */
+    uint64_t nelts;             /* points chosen by winnow (>= 1) */
+    uint32_t seed;
+} cw_params;
+
+typedef struct cw_ctx cw_ctx;
+
+/* Builds the stage's input (the preceding stages) outside the timed region; chain and randmat build none. */
+cw_ctx *cw_new(cw_bench bench, cw_shape shape, const cw_params *pp, int workers);
+/* One iteration: the timed stage (ns), then its result string, formed after the timer stopped. Exits
+   through fatal() when fewer than nelts cells pass the mask (the spec's "fail the run"). */
+void cw_iteration(cw_ctx *c, int64_t *ns, char *result, size_t cap);
+/* chain: the wall time of randmat, thresh, winnow, outer and product in the last iteration. */
+void cw_stage_ns(const cw_ctx *c, int64_t out[5]);
+void cw_free(cw_ctx *c);
+
+/* The building blocks, exposed for the unit tests (and for parallel models to come). "rows" is the
+   half-open range [lo, hi) of the stage's output rows. */
+uint32_t cw_lcg_step(uint32_t s);
+/* chain.md rule 2: worker w of W gets rows [start, start + h) of R. */
+void cw_partition(uint64_t rows, int workers, int w, uint64_t *start, uint64_t *h);
+int64_t cw_q(double x);                          /* llround(x * 1e6) */
+uint64_t cw_checksum_u8(const uint8_t *v, uint64_t count);
+uint64_t cw_checksum_u32(const uint32_t *v, uint64_t count);
+uint64_t cw_checksum_q(const double *v, uint64_t count);
+void cw_randmat_rows(uint8_t *m, uint32_t n, uint32_t seed, uint32_t lo, uint32_t hi);
+/* The rows' histogram (overwritten) and maximum. */
+void cw_thresh_hist_rows(const uint8_t *m, uint32_t n, uint32_t lo, uint32_t hi, uint64_t hist[CW_VALUES],
+                         int *nmax);
+int cw_thresh_choose(const uint64_t hist[CW_VALUES], int nmax, uint32_t n, uint32_t p);
+void cw_thresh_mask_rows(const uint8_t *m, uint8_t *mask, uint32_t n, int t, uint32_t lo, uint32_t hi);
+/* (value, i, j) as one integer whose order is the triples' lexicographic order. */
+uint64_t cw_winnow_key(uint8_t value, uint32_t i, uint32_t j);
+uint64_t cw_winnow_count_rows(const uint8_t *mask, uint32_t n, uint32_t lo, uint32_t hi);
+/* Writes the rows' candidates to out in row-major order; returns how many. */
+uint64_t cw_winnow_gather_rows(const uint8_t *m, const uint8_t *mask, uint32_t n, uint32_t lo, uint32_t hi,
+                               uint64_t *out);
+void cw_winnow_sort(uint64_t *keys, uint64_t count);
+/* points[2k], points[2k+1] = (i, j) of sorted[k * floor(count / nelts)]; needs count >= nelts. */
+void cw_winnow_pick(const uint64_t *sorted, uint64_t count, uint64_t nelts, uint32_t *points);
+void cw_outer_rows(const uint32_t *points, uint64_t nelts, uint64_t lo, uint64_t hi, double *d, double *v);
+void cw_product_rows(const double *d, const double *v, uint64_t nelts, uint64_t lo, uint64_t hi, double *r);
 
 #endif

@@ -1,5 +1,5 @@
 /* concbench-c: the table of what this binary serves, the command line checked against it, the protocol
- * output and the drivers of the three kernels.
+ * output and the drivers of the kernels.
  *
  *   concbench-c describe
  *   concbench-c <benchmark> --model <model> --param <value> --iterations <k>
@@ -36,6 +36,7 @@
 static int run_spawn_scaling(const run_args *a);
 static int run_countdown(const run_args *a);
 static int run_fannkuch(const run_args *a);
+static int run_cowichan(const run_args *a);
 
 const model_info MODELS[] = {
     {"libdispatch", "libdispatch from C: dispatch groups, semaphores and dispatch_apply on the global "
@@ -56,6 +57,17 @@ const model_info MODELS[] = {
 #define WINDOW_OPTION {"window", INT_DOMAIN(1, 4096)}    /* default: --workers, else the cores */
 #define CHUNKS_OPTION {"chunks", INT_DOMAIN_DEFAULT(1, FK_MAXCHUNKS, "150")}
 
+/* The Cowichan family's options (chain.md): every benchmark of the six takes all three, whether its
+   result depends on them or not. nelts has no fixed default: absent, it is n. */
+#define COWICHAN_OPTIONS \
+    {"p", INT_DOMAIN_DEFAULT(0, 100, "1")}, \
+    {"nelts", { .kind = DOM_INT, .has_min = 1, .min = 1 }}, \
+    {"seed", INT_DOMAIN_DEFAULT(0, 4294967295LL, "0")}
+#define COWICHAN(id) \
+    {id, INT_DOMAIN(1, CW_MAXN), run_cowichan, { \
+        {"seq", {{"plain", CW_PLAIN}}, {COWICHAN_OPTIONS}}, \
+    }}
+
 const bench_spec TABLE[] = {
     {"spawn-scaling", INT_DOMAIN(1, SS_MAXN), run_spawn_scaling, {
         {"libdispatch", {{"group", SS_GROUP}}, {}},
@@ -72,6 +84,12 @@ const bench_spec TABLE[] = {
         {"pthreads", {{"counter", FK_COUNTER}}, {CHUNKS_OPTION}},
         {"seq", {{"loop", FK_LOOP}}, {CHUNKS_OPTION}},
     }},
+    COWICHAN("randmat"),
+    COWICHAN("thresh"),
+    COWICHAN("winnow"),
+    COWICHAN("outer"),
+    COWICHAN("product"),
+    COWICHAN("chain"),
     {0},
 };
 
@@ -362,6 +380,46 @@ static int run_fannkuch(const run_args *a)
         emit_iteration(it, ns, result);
     }
     fk_free(c);
+    return 0;
+}
+
+/* The stage a Cowichan entry of TABLE runs, by its id (the names in cw_bench order). */
+static cw_bench cowichan_bench(const char *id)
+{
+    static const char *const names[] = {"randmat", "thresh", "winnow", "outer", "product", "chain"};
+    for (int b = 0; b < (int)(sizeof names / sizeof names[0]); b++)
+        if (strcmp(names[b], id) == 0)
+            return (cw_bench)b;
+    fatal("'%s' is no Cowichan benchmark", id);
+}
+
+static int run_cowichan(const run_args *a)
+{
+    cw_params pp;
+    pp.n = (uint32_t)checked_int(a->param);
+    pp.p = (uint32_t)checked_int(option_value(a, "p"));
+    const char *nelts = option_value(a, "nelts");
+    pp.nelts = nelts != NULL ? (uint64_t)checked_int(nelts) : pp.n;
+    pp.seed = (uint32_t)checked_int(option_value(a, "seed"));
+    cw_bench bench = cowichan_bench(a->bench->id);
+
+    emit_hello(a->model->model);
+    cw_ctx *c = cw_new(bench, CW_PLAIN, &pp, a->workers);
+    for (int it = 0; it < a->iterations; it++) {
+        int64_t ns;
+        char result[160];
+        cw_iteration(c, &ns, result, sizeof result);
+        emit_iteration(it, ns, result);
+    }
+    if (bench == CW_CHAIN) {
+        int64_t s[5];
+        cw_stage_ns(c, s);
+        printf("{\"metrics\": {\"stage_randmat_ns\": %lld, \"stage_thresh_ns\": %lld, \"stage_winnow_ns\": %lld, "
+               "\"stage_outer_ns\": %lld, \"stage_product_ns\": %lld}}\n", (long long)s[0], (long long)s[1],
+               (long long)s[2], (long long)s[3], (long long)s[4]);
+        fflush(stdout);
+    }
+    cw_free(c);
     return 0;
 }
 

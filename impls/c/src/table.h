@@ -31,7 +31,7 @@ typedef struct {
 
 typedef struct {
     const char *name;               /* NULL ends a list */
-    int kernel;                     /* the kernel's enum value: ss_shape, cd_shape or fk_shape */
+    int kernel;                     /* the kernel's enum value: ss_shape, cd_shape, fk_shape or cw_shape */
 } shape_spec;
 
 #define MAX_SHAPES 3

@@ -11,6 +11,13 @@
  *                  goal reached, canonical text) and, for up to 5 numbers, against a brute force over set
  *                  partitions; the checksum recomputed from the strings; the split shapes (libdispatch,
  *                  pthreads; window 1-3) against the seq search; the instance parser.
+ *   cowichan       the LCG's documented check values and randmat against a masked 64-bit generator; rule 2's
+ *                  row partition (the spec's examples and its properties for R <= 40, W <= 9); every stage's
+ *                  row-block kernel run block by block at W = 1, 2, 3, 7 (n = 1..40, so n < W too) against
+ *                  one block of all rows; thresh's tie rule and winnow's (value, i, j) sort and pick on
+ *                  hand-made inputs; outer and product on hand-made points, product's summation order and
+ *                  its rounding of every product (against FMA); q and the wrapping checksums; each
+ *                  benchmark's cw_new/cw_iteration against the kernels composed here (chain = product).
  *   table          the describe table agrees with the kernels (named instances inside the countdown
  *                  --param domain, defaults inside their domains, every model described).
  *
@@ -20,6 +27,7 @@
 #include "../src/common.h"
 #include "../src/table.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -650,6 +658,423 @@ static void test_countdown(void)
         check(cd_parse_instance(rejected[i], &in, err, sizeof err) != 0, "countdown: '%s' accepted", rejected[i]);
 }
 
+/* ================================================================== cowichan */
+
+/* The spec's LCG with the state kept in 64 bits and masked after every step (the other way it allows). */
+static uint32_t wide_lcg(uint64_t s)
+{
+    return (uint32_t)((1664525 * (s & 0xFFFFFFFFu) + 1013904223) & 0xFFFFFFFFu);
+}
+
+static uint8_t *rm_whole(uint32_t n, uint32_t seed)
+{
+    uint8_t *m = malloc((size_t)n * n);
+    cw_randmat_rows(m, n, seed, 0, n);
+    return m;
+}
+
+static uint8_t *th_whole(const uint8_t *m, uint32_t n, uint32_t p, int *t)
+{
+    uint64_t hist[CW_VALUES];
+    int nmax;
+    cw_thresh_hist_rows(m, n, 0, n, hist, &nmax);
+    *t = cw_thresh_choose(hist, nmax, n, p);
+    uint8_t *mask = malloc((size_t)n * n);
+    cw_thresh_mask_rows(m, mask, n, *t, 0, n);
+    return mask;
+}
+
+/* The sorted candidate keys of the whole matrix. */
+static uint64_t *wn_sorted(const uint8_t *m, const uint8_t *mask, uint32_t n, uint64_t *count)
+{
+    *count = cw_winnow_count_rows(mask, n, 0, n);
+    uint64_t *keys = malloc((size_t)(*count + 1) * sizeof *keys);
+    check(cw_winnow_gather_rows(m, mask, n, 0, n, keys) == *count, "cowichan: gather disagrees with count");
+    cw_winnow_sort(keys, *count);
+    return keys;
+}
+
+static void test_cowichan_lcg_and_randmat(void)
+{
+    /* the check values README.md documents for the LCG */
+    check(cw_lcg_step(0) == 1013904223u, "cowichan: LCG from seed 0 gives %u", cw_lcg_step(0));
+    check(cw_lcg_step(0) % 100 == 23, "cowichan: first draw mod 100 from seed 0");
+    check(cw_lcg_step(12345) == 87628868u, "cowichan: LCG from seed 12345 gives %u", cw_lcg_step(12345));
+
+    /* every cell from a generator per row, seeded (S + i) mod 2^32 (the last seed wraps) */
+    const uint32_t seeds[] = {0, 12345, 4294967295u};
+    const uint32_t sizes[] = {1, 5, 37};
+    for (size_t s = 0; s < 3; s++) {
+        for (size_t k = 0; k < 3; k++) {
+            uint32_t n = sizes[k];
+            uint8_t *m = rm_whole(n, seeds[s]);
+            int bad = 0;
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t state = ((uint64_t)seeds[s] + i) & 0xFFFFFFFFu;
+                for (uint32_t j = 0; j < n; j++) {
+                    state = wide_lcg(state);
+                    bad += m[(size_t)i * n + j] != state % 100;
+                }
+            }
+            check(bad == 0, "cowichan: randmat n=%u seed=%u has %d wrong cells", n, seeds[s], bad);
+            free(m);
+        }
+    }
+}
+
+static void test_cowichan_partition(void)
+{
+    uint64_t start, h;
+    const uint64_t ten_by_four[] = {2, 2, 3, 3};      /* chain.md rule 2's example */
+    for (int w = 0; w < 4; w++) {
+        cw_partition(10, 4, w, &start, &h);
+        check(h == ten_by_four[w], "cowichan: partition 10/4 block %d has %llu rows", w, (unsigned long long)h);
+    }
+    for (int w = 0; w < 32; w++) {
+        cw_partition(10000, 32, w, &start, &h);
+        check(h == (w < 16 ? 312u : 313u), "cowichan: partition 10000/32 block %d has %llu rows", w,
+              (unsigned long long)h);
+    }
+    /* in general: contiguous, covering, the formula, smaller blocks first, sizes within one */
+    for (uint64_t rows = 0; rows <= 40; rows++) {
+        for (int workers = 1; workers <= 9; workers++) {
+            uint64_t next = 0, lo = UINT64_MAX, hi = 0, prev = 0;
+            int ok = 1;
+            for (int w = 0; w < workers; w++) {
+                cw_partition(rows, workers, w, &start, &h);
+                ok &= start == next && h == (rows - start) / (uint64_t)(workers - w) && h >= prev;
+                next = start + h;
+                prev = h;
+                lo = h < lo ? h : lo;
+                hi = h > hi ? h : hi;
+            }
+            check(ok && next == rows && hi - lo <= 1, "cowichan: partition of %llu rows over %d workers",
+                  (unsigned long long)rows, workers);
+        }
+    }
+}
+
+/* Each stage's row-block kernel run block by block (rule 2's partition) must give what one block of all
+   rows gives: the building blocks a parallel model splits. */
+static void test_cowichan_blocks(void)
+{
+    const uint32_t sizes[] = {1, 2, 5, 13, 40};
+    const int widths[] = {1, 2, 3, 7};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const uint32_t n = sizes[k], seed = 99 + n;
+        const uint32_t p = 30;
+        const size_t cells = (size_t)n * n;
+        uint8_t *m = rm_whole(n, seed);
+        int t;
+        uint8_t *mask = th_whole(m, n, p, &t);
+        uint64_t hist[CW_VALUES], count;
+        int nmax;
+        cw_thresh_hist_rows(m, n, 0, n, hist, &nmax);
+        uint64_t *sorted = wn_sorted(m, mask, n, &count);
+        const uint64_t nelts = count < n ? count : n;
+        uint32_t *points = malloc(2 * nelts * sizeof *points);
+        cw_winnow_pick(sorted, count, nelts, points);
+        double *d = malloc(nelts * nelts * sizeof *d), *v = malloc(nelts * sizeof *v);
+        cw_outer_rows(points, nelts, 0, nelts, d, v);
+        double *r = malloc(nelts * sizeof *r);
+        cw_product_rows(d, v, nelts, 0, nelts, r);
+
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+            const int workers = widths[wi];
+            uint8_t *m2 = malloc(cells), *mask2 = malloc(cells);
+            uint64_t *keys2 = malloc((size_t)(count + 1) * sizeof *keys2), hist2[CW_VALUES] = {0};
+            double *d2 = malloc(nelts * nelts * sizeof *d2), *v2 = malloc(nelts * sizeof *v2);
+            double *r2 = malloc(nelts * sizeof *r2);
+            memset(m2, 0xff, cells);
+            memset(mask2, 0xff, cells);
+            int max2 = 0;
+            uint64_t offset = 0;
+            for (int w = 0; w < workers; w++) {
+                uint64_t start, h;
+                cw_partition(n, workers, w, &start, &h);
+                cw_randmat_rows(m2, n, seed, (uint32_t)start, (uint32_t)(start + h));
+            }
+            for (int w = 0; w < workers; w++) {
+                uint64_t start, h, local[CW_VALUES];
+                int lmax;
+                cw_partition(n, workers, w, &start, &h);
+                cw_thresh_hist_rows(m2, n, (uint32_t)start, (uint32_t)(start + h), local, &lmax);
+                for (int b = 0; b < CW_VALUES; b++)
+                    hist2[b] += local[b];
+                max2 = lmax > max2 ? lmax : max2;
+            }
+            int t2 = cw_thresh_choose(hist2, max2, n, p);
+            for (int w = 0; w < workers; w++) {
+                uint64_t start, h;
+                cw_partition(n, workers, w, &start, &h);
+                cw_thresh_mask_rows(m2, mask2, n, t2, (uint32_t)start, (uint32_t)(start + h));
+                /* each block writes its candidates at its offset (count, then exclusive prefix) */
+                uint64_t c = cw_winnow_count_rows(mask2, n, (uint32_t)start, (uint32_t)(start + h));
+                uint64_t wrote = cw_winnow_gather_rows(m2, mask2, n, (uint32_t)start, (uint32_t)(start + h),
+                                                       keys2 + offset);
+                check(wrote == c, "cowichan: block gather wrote %llu, counted %llu", (unsigned long long)wrote,
+                      (unsigned long long)c);
+                offset += c;
+            }
+            cw_winnow_sort(keys2, offset);
+            for (int w = 0; w < workers; w++) {
+                uint64_t start, h;
+                cw_partition(nelts, workers, w, &start, &h);
+                cw_outer_rows(points, nelts, start, start + h, d2, v2);
+            }
+            for (int w = 0; w < workers; w++) {
+                uint64_t start, h;
+                cw_partition(nelts, workers, w, &start, &h);
+                cw_product_rows(d, v, nelts, start, start + h, r2);
+            }
+            check(memcmp(m, m2, cells) == 0, "cowichan: randmat n=%u W=%d by blocks differs", n, workers);
+            check(memcmp(hist, hist2, sizeof hist) == 0 && max2 == nmax && t2 == t,
+                  "cowichan: thresh histogram n=%u W=%d by blocks differs", n, workers);
+            check(memcmp(mask, mask2, cells) == 0, "cowichan: thresh mask n=%u W=%d by blocks differs", n,
+                  workers);
+            check(offset == count && memcmp(sorted, keys2, count * sizeof *keys2) == 0,
+                  "cowichan: winnow n=%u W=%d by blocks differs", n, workers);
+            check(memcmp(d, d2, nelts * nelts * sizeof *d) == 0 && memcmp(v, v2, nelts * sizeof *v) == 0,
+                  "cowichan: outer nelts=%llu W=%d by blocks differs", (unsigned long long)nelts, workers);
+            check(memcmp(r, r2, nelts * sizeof *r) == 0, "cowichan: product nelts=%llu W=%d by blocks differs",
+                  (unsigned long long)nelts, workers);
+            free(m2);
+            free(mask2);
+            free(keys2);
+            free(d2);
+            free(v2);
+            free(r2);
+        }
+        free(m);
+        free(mask);
+        free(sorted);
+        free(points);
+        free(d);
+        free(v);
+        free(r);
+    }
+}
+
+/* thresh's tie rule on hand-made 10x10 matrices (count = floor(100 p / 100) = p). */
+static void thresh_case(const char *label, const uint8_t cells[100], uint32_t p, int want_t, uint64_t want_kept)
+{
+    uint64_t hist[CW_VALUES];
+    int nmax;
+    cw_thresh_hist_rows(cells, 10, 0, 10, hist, &nmax);
+    int t = cw_thresh_choose(hist, nmax, 10, p);
+    uint8_t mask[100];
+    cw_thresh_mask_rows(cells, mask, 10, t, 0, 10);
+    uint64_t kept = cw_winnow_count_rows(mask, 10, 0, 10);
+    check(t == want_t && kept == want_kept, "cowichan: thresh %s: t=%d kept=%llu, want t=%d kept=%llu", label, t,
+          (unsigned long long)kept, want_t, (unsigned long long)want_kept);
+}
+
+static void test_cowichan_thresh_ties(void)
+{
+    uint8_t m[100];
+    memset(m, 10, sizeof m);
+    m[3] = m[77] = 99;                          /* the top bin alone passes count = 1: t = 99 */
+    thresh_case("top bin over count", m, 1, 99, 2);
+    m[77] = 98;                                 /* 99 holds exactly count: the 98 bin is taken whole */
+    m[78] = m[79] = 98;
+    thresh_case("top bin equal to count", m, 1, 98, 4);
+    memset(m, 10, sizeof m);
+    m[0] = 50;                                  /* an empty bin (49) moves t but not the total */
+    m[10] = m[20] = m[30] = m[40] = m[50] = 48;
+    thresh_case("empty bin below the maximum", m, 1, 48, 6);
+    thresh_case("p = 100", m, 100, 0, 100);     /* nothing passes count = 100: the scan runs down to 0 */
+    thresh_case("p = 0", m, 0, 50, 1);          /* count = 0: the maximum's bin alone */
+    memset(m, 7, sizeof m);
+    thresh_case("one value", m, 50, 7, 100);
+}
+
+/* winnow's order: value, then i, then j; keys packed so that integer order is that order. */
+typedef struct { int value, i, j; } triple;
+
+static int cmp_triple(const void *a, const void *b)
+{
+    const triple *x = a, *y = b;
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    return (x->j > y->j) - (x->j < y->j);
+}
+
+static void test_cowichan_winnow_sort(void)
+{
+    /* a hand-made 3x3: values 5 and 7 tie in several cells; (1,2) holds 9 but is masked out */
+    const uint8_t m[9] = {5, 7, 5, 7, 5, 9, 5, 7, 7};
+    const uint8_t mask[9] = {1, 1, 1, 1, 1, 0, 1, 1, 1};
+    uint64_t count;
+    uint64_t *keys = wn_sorted(m, mask, 3, &count);
+    const uint32_t order[8][2] = {{0, 0}, {0, 2}, {1, 1}, {2, 0}, {0, 1}, {1, 0}, {2, 1}, {2, 2}};
+    uint32_t all[16];
+    if (check(count == 8, "cowichan: winnow hand case has %llu candidates, want 8", (unsigned long long)count)) {
+        cw_winnow_pick(keys, count, 8, all);        /* chunk 1: every candidate in sorted order */
+        int ok = 1;
+        for (int k = 0; k < 8; k++)
+            ok &= all[2 * k] == order[k][0] && all[2 * k + 1] == order[k][1];
+        check(ok, "cowichan: winnow hand case sorted wrongly");
+        uint32_t three[6];
+        cw_winnow_pick(keys, count, 3, three);      /* chunk floor(8/3) = 2: L[0], L[2], L[4] */
+        check(three[0] == 0 && three[1] == 0 && three[2] == 1 && three[3] == 1 && three[4] == 0 && three[5] == 1,
+              "cowichan: winnow hand case nelts=3 picked (%u,%u) (%u,%u) (%u,%u)", three[0], three[1], three[2],
+              three[3], three[4], three[5]);
+    }
+    free(keys);
+
+    check(cw_winnow_key(1, CW_MAXN - 1, CW_MAXN - 1) < cw_winnow_key(2, 0, 0) &&
+              cw_winnow_key(3, 0, CW_MAXN - 1) < cw_winnow_key(3, 1, 0) &&
+              cw_winnow_key(99, CW_MAXN - 1, 0) < cw_winnow_key(99, CW_MAXN - 1, 1),
+          "cowichan: winnow keys out of (value, i, j) order");
+
+    /* random distinct triples (large i and j among them), shuffled: the key sort against a triple sort */
+    enum { N = 500 };
+    triple tr[N];
+    uint64_t k2[N];
+    uint32_t s = 4242;
+    for (int k = 0; k < N; k++) {
+        s = cw_lcg_step(s);
+        tr[k].value = (int)(s % 4);                 /* few values: many ties on value */
+        s = cw_lcg_step(s);
+        tr[k].i = (int)(s % 6) * (CW_MAXN / 7);     /* few rows: many ties on i */
+        tr[k].j = k * 197 % CW_MAXN;                /* distinct columns keep the triples distinct */
+        k2[k] = cw_winnow_key((uint8_t)tr[k].value, (uint32_t)tr[k].i, (uint32_t)tr[k].j);
+    }
+    cw_winnow_sort(k2, N);
+    qsort(tr, N, sizeof tr[0], cmp_triple);
+    uint32_t pts[2 * N];
+    cw_winnow_pick(k2, N, N, pts);
+    int ok = 1;
+    for (int k = 0; k < N; k++)
+        ok &= pts[2 * k] == (uint32_t)tr[k].i && pts[2 * k + 1] == (uint32_t)tr[k].j &&
+              k2[k] >> 40 == (uint64_t)tr[k].value;
+    check(ok, "cowichan: winnow sort disagrees with a sort of the triples");
+}
+
+static void test_cowichan_floats(void)
+{
+    /* outer on a 3-4-5 triangle: off-diagonal distances, nelts times the row maximum, the norms */
+    const uint32_t pts[6] = {0, 0, 3, 4, 6, 8};
+    double d[9], v[3];
+    cw_outer_rows(pts, 3, 0, 3, d, v);
+    const double want_d[9] = {30, 5, 10, 5, 15, 5, 10, 5, 30}, want_v[3] = {0, 5, 10};
+    check(memcmp(d, want_d, sizeof d) == 0 && memcmp(v, want_v, sizeof v) == 0, "cowichan: outer 3-4-5 wrong");
+    /* one point: the running maximum starts at -1, so D[0][0] = -1 */
+    const uint32_t one[2] = {2, 0};
+    double d1, v1;
+    cw_outer_rows(one, 1, 0, 1, &d1, &v1);
+    check(d1 == -1.0 && v1 == 2.0, "cowichan: outer of one point gives %g %g", d1, v1);
+
+    /* product: small exact values */
+    const double dm[4] = {1, 2, 3, 4}, vv[2] = {0.5, 0.25};
+    double r[2];
+    cw_product_rows(dm, vv, 2, 0, 2, r);
+    check(r[0] == 1.0 && r[1] == 2.5, "cowichan: product [[1,2],[3,4]]·[0.5,0.25] = %g %g", r[0], r[1]);
+    /* strictly ascending j: 1e16 - 1e16 + 0.5 is 0.5 forwards, 0 backwards */
+    const double big[3] = {1e16, -1e16, 0.5}, ones[3] = {1, 1, 1};
+    cw_product_rows(big, ones, 3, 0, 1, r);
+    check(r[0] == 0.5, "cowichan: product summed out of order (%g)", r[0]);
+    /* every product rounded before the add: -0.01 + (0.1*0.1) differs from fma(0.1, 0.1, -0.01) */
+    volatile double a = 0.1, b = -0.01;
+    volatile double prod = a * a;
+    const double rounded = b + prod, fused = fma(a, a, b);
+    const double row[2] = {1.0, 0.1}, vec[2] = {-0.01, 0.1};
+    cw_product_rows(row, vec, 2, 0, 1, r);
+    check(rounded != fused && r[0] == rounded, "cowichan: product contracted to FMA (%a, want %a)", r[0], rounded);
+
+    /* q: one multiplication then half away from zero; 2^-7 * 1e6 = 7812.5 exactly */
+    check(cw_q(0.0078125) == 7813 && cw_q(-0.0078125) == -7813 && cw_q(1.0) == 1000000 && cw_q(0.0) == 0 &&
+              cw_q(-0.0) == 0,
+          "cowichan: q rounds wrongly");
+    /* checksums wrap mod 2^64; a negative q enters as its two's complement */
+    const double neg[2] = {-1e-6, -1e-6};
+    check(cw_checksum_q(neg, 1) == UINT64_MAX && cw_checksum_q(neg, 2) == UINT64_MAX - 2,
+          "cowichan: checksum of negative q");
+    const uint32_t big32[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    check(cw_checksum_u32(big32, 3) == 6 * (uint64_t)UINT32_MAX, "cowichan: checksum of u32");
+    const double huge[2] = {9e12, 9e12};        /* q = 9e18: the weighted sum passes 2^64 */
+    check(cw_checksum_q(huge, 2) == (uint64_t)9000000000000000000u * 3u, "cowichan: checksum does not wrap");
+}
+
+/* The driver's life cycle (cw_new, cw_iteration) against the building blocks composed here. */
+static void test_cowichan_stages(void)
+{
+    static const struct { uint32_t n, p, seed; uint64_t nelts; } cases[] = {
+        {1, 1, 0, 1}, {7, 40, 5, 3}, {30, 10, 7, 20}, {60, 2, 4294967295u, 60},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint32_t n = cases[c].n;
+        const uint64_t nelts = cases[c].nelts, cells = (uint64_t)n * n;
+        const cw_params pp = {n, cases[c].p, nelts, cases[c].seed};
+        char want[6][160];
+        uint8_t *m = rm_whole(n, pp.seed);
+        snprintf(want[CW_RANDMAT], 160, "checksum=%llu", (unsigned long long)cw_checksum_u8(m, cells));
+        int t;
+        uint8_t *mask = th_whole(m, n, pp.p, &t);
+        snprintf(want[CW_THRESH], 160, "threshold=%d kept=%llu checksum=%llu", t,
+                 (unsigned long long)cw_winnow_count_rows(mask, n, 0, n),
+                 (unsigned long long)cw_checksum_u8(mask, cells));
+        uint64_t count;
+        uint64_t *keys = wn_sorted(m, mask, n, &count);
+        if (!check(count >= nelts, "cowichan: case %zu has only %llu candidates", c, (unsigned long long)count))
+            continue;
+        uint32_t *points = malloc(2 * nelts * sizeof *points);
+        cw_winnow_pick(keys, count, nelts, points);
+        uint64_t cs = 0;
+        for (uint64_t k = 0; k < nelts; k++)        /* the spec's form of winnow's checksum */
+            cs += points[2 * k] * (2 * k + 1) + points[2 * k + 1] * (2 * k + 2);
+        snprintf(want[CW_WINNOW], 160, "candidates=%llu checksum=%llu", (unsigned long long)count,
+                 (unsigned long long)cs);
+        double *d = malloc(nelts * nelts * sizeof *d), *v = malloc(nelts * sizeof *v);
+        double *r = malloc(nelts * sizeof *r);
+        cw_outer_rows(points, nelts, 0, nelts, d, v);
+        snprintf(want[CW_OUTER], 160, "matrix=%llu vector=%llu",
+                 (unsigned long long)cw_checksum_q(d, nelts * nelts),
+                 (unsigned long long)cw_checksum_q(v, nelts));
+        cw_product_rows(d, v, nelts, 0, nelts, r);
+        snprintf(want[CW_PRODUCT], 160, "checksum=%llu", (unsigned long long)cw_checksum_q(r, nelts));
+        snprintf(want[CW_CHAIN], 160, "%s", want[CW_PRODUCT]);
+
+        for (int b = CW_RANDMAT; b <= CW_CHAIN; b++) {
+            cw_ctx *ctx = cw_new((cw_bench)b, CW_PLAIN, &pp, 3);
+            for (int it = 0; it < 2; it++) {
+                int64_t ns = -1;
+                char got[160];
+                cw_iteration(ctx, &ns, got, sizeof got);
+                check(ns >= 0 && strcmp(got, want[b]) == 0,
+                      "cowichan: stage %d case %zu iteration %d: '%s', want '%s'", b, c, it, got, want[b]);
+            }
+            if (b == CW_CHAIN) {
+                int64_t s[5];
+                cw_stage_ns(ctx, s);
+                check(s[0] >= 0 && s[1] >= 0 && s[2] >= 0 && s[3] >= 0 && s[4] >= 0,
+                      "cowichan: chain stage times");
+            }
+            cw_free(ctx);
+        }
+        free(m);
+        free(mask);
+        free(keys);
+        free(points);
+        free(d);
+        free(v);
+        free(r);
+    }
+}
+
+static void test_cowichan(void)
+{
+    test_cowichan_lcg_and_randmat();
+    test_cowichan_partition();
+    test_cowichan_blocks();
+    test_cowichan_thresh_ties();
+    test_cowichan_winnow_sort();
+    test_cowichan_floats();
+    test_cowichan_stages();
+}
+
 /* ================================================================== the table against the kernels */
 
 static const bench_spec *bench(const char *id)
@@ -677,6 +1102,17 @@ static void test_table(void)
     check(!domain_accepts(&cd->param, "317:3"), "table: countdown --param takes a single number");
     check(fk->param.max <= FK_MAXN && fk->param.min >= 1, "table: fannkuch --param beyond the kernel");
     check(ss->param.max <= SS_MAXN && ss->param.min >= 1, "table: spawn-scaling --param beyond the kernel");
+    const char *cowichan[] = {"randmat", "thresh", "winnow", "outer", "product", "chain"};
+    for (size_t i = 0; i < 6; i++) {
+        const bench_spec *cw = bench(cowichan[i]);
+        if (!check(cw != NULL, "table: %s is missing", cowichan[i]))
+            continue;
+        check(cw->param.max <= CW_MAXN && cw->param.min >= 1, "table: %s --param beyond the kernel", cw->id);
+        int keys = 0;
+        for (const option_spec *o = cw->models[0].options; o->key != NULL; o++)
+            keys += strcmp(o->key, "p") == 0 || strcmp(o->key, "nelts") == 0 || strcmp(o->key, "seed") == 0;
+        check(keys == 3, "table: %s lacks one of the options p, nelts, seed", cw->id);
+    }
     for (const bench_spec *b = TABLE; b->id != NULL; b++) {
         for (const model_spec *m = b->models; m->model != NULL; m++) {
             int described = 0;
@@ -697,6 +1133,7 @@ int main(void)
     test_fannkuch();
     test_spawn_scaling();
     test_countdown();
+    test_cowichan();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

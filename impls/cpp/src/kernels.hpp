@@ -1,4 +1,5 @@
-// concbench-cpp kernels: big, chameneos and fannkuch as plain functions with structured results.
+// concbench-cpp kernels: big, chameneos, fannkuch and the Cowichan family as plain functions with
+// structured results.
 // main.cpp turns them into protocol lines; tests/kernels_test.cpp checks them directly. Nothing here
 // reads the command line or writes stdout.
 #pragma once
@@ -8,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cb {
@@ -115,5 +118,110 @@ struct FannkuchRun {
 // n in 1..kFannkuchMaxN, chunks (K) in 1..kFannkuchMaxChunks, workers >= 1. The TBB shapes run in a
 // task_arena of `workers` threads (at most the process's TBB parallelism limit).
 FannkuchRun fannkuch_run(FannkuchShape shape, int n, uint64_t chunks, int workers);
+
+// ---- Cowichan: randmat, thresh, winnow, outer, product, chain (chain.md holds the shared rules) ----
+
+// The bound of n, the matrix side: i, j fit in int32, n*n*100 in int64; memory runs out long before.
+// nelts needs none: winnow fails the run when K < nelts (K <= n*n), before anything nelts-sized.
+constexpr int64_t kCowichanMaxN = 1000000;
+
+// How a stage runs: Seq on the calling thread (the tests' reference and the untimed input builder),
+// Threads as W std::threads on rule-2 row blocks joined at the end of each phase, Tbb as parallel_for /
+// parallel_reduce / parallel_scan / parallel_sort inside one task_arena of W threads.
+enum class CowichanModel { Seq, Threads, Tbb };
+
+// std::allocator that default-initialises: output buffers are allocated inside the timer without a
+// zeroing pass by the main thread, so the workers first-touch their own pages.
+template <typename T>
+struct UninitAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+        using other = UninitAllocator<U>;
+    };
+    UninitAllocator() = default;
+    template <typename U>
+    UninitAllocator(const UninitAllocator<U>&) noexcept {}
+    template <typename U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... A>
+    void construct(U* p, A&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<A>(args)...);
+    }
+};
+template <typename T>
+using Buffer = std::vector<T, UninitAllocator<T>>;
+
+using ByteMatrix = Buffer<uint8_t>;  // n*n, row-major
+using Doubles = Buffer<double>;
+
+// One LCG32 step (README.md): s -> 1664525*s + 1013904223 mod 2^32.
+inline uint32_t lcg32_step(uint32_t s) { return 1664525u * s + 1013904223u; }
+
+// chain.md rule 2: worker w gets rows [start, start + rows); every one of the W blocks, empty ones
+// included (an empty block's worker is not started).
+struct RowBlock {
+    int64_t start = 0, rows = 0;
+};
+std::vector<RowBlock> row_blocks(int64_t rows, int workers);
+
+struct CowPoint {
+    int32_t i = 0, j = 0;  // (x, y) = (row, column)
+    bool operator==(const CowPoint& o) const { return i == o.i && j == o.j; }
+};
+
+struct ThreshOut {
+    int threshold = 0;
+    ByteMatrix mask;  // n*n, 0 or 1
+};
+
+struct WinnowOut {
+    int64_t candidates = 0;       // K
+    std::vector<CowPoint> points;  // nelts points; empty when K < nelts (the run fails)
+};
+
+struct OuterOut {
+    Doubles matrix;  // nelts*nelts
+    Doubles vector;  // nelts
+};
+
+struct ChainOut {
+    int64_t candidates = 0;  // winnow's K; r is empty when K < nelts
+    Doubles r;
+    int64_t stage_ns[5] = {};  // randmat, thresh, winnow, outer, product
+};
+
+// One executor per process: Tbb keeps its task_arena of `workers` threads across calls (the runtime,
+// made outside the timers); Threads starts its threads in every phase, inside the timers.
+class Cowichan {
+public:
+    Cowichan(CowichanModel model, int workers);
+    ~Cowichan();
+    Cowichan(const Cowichan&) = delete;
+    Cowichan& operator=(const Cowichan&) = delete;
+
+    ByteMatrix randmat(int64_t n, uint32_t seed);
+    // m holds values 0..99; p in 0..100.
+    ThreshOut thresh(const ByteMatrix& m, int64_t n, int p);
+    WinnowOut winnow(const ByteMatrix& m, const ByteMatrix& mask, int64_t n, int64_t nelts);
+    OuterOut outer(const std::vector<CowPoint>& points);
+    // d is nelts*nelts with nelts = v.size().
+    Doubles product(const Doubles& d, const Doubles& v);
+    // The five stages back to back, each timed (stage_ns); the caller times the whole.
+    ChainOut chain(int64_t n, int p, int64_t nelts, uint32_t seed);
+
+    struct Impl;
+
+private:
+    CowichanModel model_;
+    int workers_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Checksums (README.md, chain.md rule 5), wrapping mod 2^64 over the flat index k: sum v[k]*(k+1).
+uint64_t cowichan_checksum(const ByteMatrix& v);
+uint64_t cowichan_checksum_q(const Doubles& v);  // of q(x) = llround(x*1e6)
+uint64_t cowichan_checksum(const std::vector<CowPoint>& points);  // of the flat [i0, j0, i1, j1, ...]
 
 }  // namespace cb

@@ -1,4 +1,5 @@
-// concbench-cpp: one binary for the C++ models (std::thread and oneTBB) of big, chameneos and fannkuch.
+// concbench-cpp: one binary for the C++ models (std::thread and oneTBB) of big, chameneos, fannkuch and
+// the six Cowichan benchmarks (randmat, thresh, winnow, outer, product, chain).
 //
 //   concbench-cpp describe
 //   concbench-cpp <benchmark> --model <model> --param <value> --iterations <k>
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -275,15 +277,18 @@ struct ModelInfo {
 Plan prepare_big(const Request& r);
 Plan prepare_chameneos(const Request& r);
 Plan prepare_fannkuch(const Request& r);
+Plan prepare_cowichan(const Request& r);
 
 const std::vector<ModelInfo> kModels = {
     {"threads",
      "std::thread with mutexes and condition variables: an actor runtime over a pool of --workers threads or a "
      "thread per worker (big), one thread per creature with a CAS or mutex/condvar meeting place (chameneos), "
-     "--workers threads taking chunks from an atomic counter (fannkuch)"},
+     "--workers threads taking chunks from an atomic counter (fannkuch), --workers threads on static row blocks "
+     "joined after each phase (Cowichan)"},
     {"tbb",
      "oneTBB inside a task_arena of --workers threads: parallel_for, parallel_reduce or a task_group over the "
-     "chunks (fannkuch)"},
+     "chunks (fannkuch); parallel_for over rows, parallel_reduce with a combinable, parallel_scan and "
+     "parallel_sort (Cowichan)"},
 };
 
 // big: N and H bound the local ids (int32) and the thread-per-worker threads; P keeps 2*N*P in 64 bits.
@@ -291,6 +296,20 @@ constexpr int64_t kBigMaxWorkers = 10000000;
 constexpr int64_t kBigMaxPings = 1000000000;
 // chameneos variant=encore: C creatures, one thread each (the union with redux's n is the --param domain).
 const Domain kEncoreCreatures = Domain::ints(2, kChameneosMaxCreatures);
+
+// The Cowichan family: the same options and domains for every model of the six benchmarks (chain.md).
+std::vector<OptionDef> cowichan_options() {
+    return {{"p", Domain::ints(0, 100).with_default("1")},
+            {"nelts", Domain::ints(1, std::nullopt).with_default("n")},  // K < nelts fails the run
+            {"seed", Domain::ints(0, 4294967295LL).with_default("0")}};
+}
+
+BenchmarkDef cowichan_benchmark(const std::string& name) {
+    return {name,
+            Domain::ints(1, kCowichanMaxN),
+            {{"tbb", {"parallel-for"}, cowichan_options()}, {"threads", {"blocks"}, cowichan_options()}},
+            prepare_cowichan};
+}
 
 const std::vector<BenchmarkDef>& benchmark_table() {
     static const std::vector<BenchmarkDef> table = {
@@ -317,6 +336,12 @@ const std::vector<BenchmarkDef>& benchmark_table() {
            {"parallel-for", "parallel-reduce", "task-group"},
            {{"chunks", Domain::ints(1, kFannkuchMaxChunks).with_default("150")}}}},
          prepare_fannkuch},
+        cowichan_benchmark("randmat"),
+        cowichan_benchmark("thresh"),
+        cowichan_benchmark("winnow"),
+        cowichan_benchmark("outer"),
+        cowichan_benchmark("product"),
+        cowichan_benchmark("chain"),
     };
     return table;
 }
@@ -627,6 +652,103 @@ Plan prepare_fannkuch(const Request& r) {
     return plan;
 }
 
+// ======================= Cowichan =======================
+
+// What a standalone stage reads, built once before the first iteration by the sequential kernels
+// (chain.md rule 3), and the executor of the model that runs the timed stage.
+struct CowichanState {
+    std::unique_ptr<Cowichan> exec;
+    std::unique_ptr<tbb::global_control> control;
+    ByteMatrix m, mask;
+    std::vector<CowPoint> points;
+    Doubles d, v;
+};
+
+[[noreturn]] void too_few_candidates(int64_t candidates, int64_t nelts) {
+    fail("winnow: " + std::to_string(candidates) + " candidates, fewer than nelts = " + std::to_string(nelts));
+}
+
+Plan prepare_cowichan(const Request& r) {
+    const std::string stage = r.benchmark->name;
+    const int64_t n = r.param_int();
+    const int p = static_cast<int>(r.int_option("p"));
+    const int64_t nelts = r.given.count("nelts") ? r.int_option("nelts") : n;
+    const uint32_t seed = static_cast<uint32_t>(r.int_option("seed"));
+    const int workers = r.workers;
+    CowichanModel model;
+    if (r.shape == "parallel-for") model = CowichanModel::Tbb;
+    else if (r.shape == "blocks") model = CowichanModel::Threads;
+    else internal_shape(r);
+
+    Plan plan;
+    plan.runtime = model == CowichanModel::Tbb
+                       ? std::string("g++ ") + __VERSION__ + ", oneTBB " + TBB_runtime_version()
+                       : compiler_runtime();
+    auto st = std::make_shared<CowichanState>();
+    plan.setup = [st, stage, model, workers, n, p, nelts, seed] {
+        if (model == CowichanModel::Tbb)  // let the arena have its W threads even beyond the CPUs TBB sees
+            st->control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                                static_cast<size_t>(workers));
+        st->exec = std::make_unique<Cowichan>(model, workers);
+        if (stage == "randmat" || stage == "chain") return;
+        Cowichan seq(CowichanModel::Seq, 1);
+        st->m = seq.randmat(n, seed);
+        if (stage == "thresh") return;
+        st->mask = seq.thresh(st->m, n, p).mask;
+        if (stage == "winnow") return;
+        WinnowOut w = seq.winnow(st->m, st->mask, n, nelts);
+        if (w.points.empty()) too_few_candidates(w.candidates, nelts);
+        st->points = std::move(w.points);
+        ByteMatrix().swap(st->m);
+        ByteMatrix().swap(st->mask);
+        if (stage == "outer") return;
+        OuterOut o = seq.outer(st->points);
+        st->d = std::move(o.matrix);
+        st->v = std::move(o.vector);
+    };
+    plan.iterate = [st, stage, n, p, nelts, seed] {
+        Cowichan& exec = *st->exec;
+        Outcome out;
+        int64_t t0 = now_ns();
+        if (stage == "randmat") {
+            ByteMatrix m = exec.randmat(n, seed);
+            out.ns = now_ns() - t0;
+            out.result = "checksum=" + std::to_string(cowichan_checksum(m));
+        } else if (stage == "thresh") {
+            ThreshOut th = exec.thresh(st->m, n, p);
+            out.ns = now_ns() - t0;
+            int64_t kept = 0;
+            for (uint8_t b : th.mask) kept += b;
+            out.result = "threshold=" + std::to_string(th.threshold) + " kept=" + std::to_string(kept) +
+                         " checksum=" + std::to_string(cowichan_checksum(th.mask));
+        } else if (stage == "winnow") {
+            WinnowOut w = exec.winnow(st->m, st->mask, n, nelts);
+            out.ns = now_ns() - t0;
+            if (w.points.empty()) too_few_candidates(w.candidates, nelts);
+            out.result = "candidates=" + std::to_string(w.candidates) +
+                         " checksum=" + std::to_string(cowichan_checksum(w.points));
+        } else if (stage == "outer") {
+            OuterOut o = exec.outer(st->points);
+            out.ns = now_ns() - t0;
+            out.result = "matrix=" + std::to_string(cowichan_checksum_q(o.matrix)) +
+                         " vector=" + std::to_string(cowichan_checksum_q(o.vector));
+        } else if (stage == "product") {
+            Doubles res = exec.product(st->d, st->v);
+            out.ns = now_ns() - t0;
+            out.result = "checksum=" + std::to_string(cowichan_checksum_q(res));
+        } else {  // chain
+            ChainOut c = exec.chain(n, p, nelts, seed);
+            out.ns = now_ns() - t0;
+            if (c.r.empty()) too_few_candidates(c.candidates, nelts);
+            out.result = "checksum=" + std::to_string(cowichan_checksum_q(c.r));
+            const char* names[5] = {"randmat", "thresh", "winnow", "outer", "product"};
+            for (int s = 0; s < 5; ++s) out.metric(std::string("stage_") + names[s] + "_ns", c.stage_ns[s]);
+        }
+        return out;
+    };
+    return plan;
+}
+
 }  // namespace
 }  // namespace cb
 
@@ -651,14 +773,20 @@ int main(int argc, char** argv) {
                                                .set("language", Json::string("cpp"))
                                                .set("runtime", Json::string(plan.runtime))
                                                .set("model", Json::string(request.model->name))));
-    if (plan.setup) plan.setup();
     Outcome last;
-    for (int i = 0; i < request.iterations; ++i) {
-        last = plan.iterate();
-        print_line(Json::object()
-                       .set("iteration", Json::integer(i))
-                       .set("ns", Json::integer(last.ns))
-                       .set("result", Json::string(last.result)));
+    try {
+        if (plan.setup) plan.setup();
+        for (int i = 0; i < request.iterations; ++i) {
+            last = plan.iterate();
+            print_line(Json::object()
+                           .set("iteration", Json::integer(i))
+                           .set("ns", Json::integer(last.ns))
+                           .set("result", Json::string(last.result)));
+        }
+    } catch (const std::bad_alloc&) {  // e.g. a Cowichan n whose matrices do not fit
+        fail(request.benchmark->name + ": out of memory");
+    } catch (const std::length_error& e) {
+        fail(request.benchmark->name + ": " + e.what());
     }
     if (!last.metrics.empty()) {
         Json metrics = Json::object();

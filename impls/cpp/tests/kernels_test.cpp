@@ -5,14 +5,22 @@
 //   big        both shapes against big.md's closed form: each worker draws its P targets from its own
 //              LCG32, so the pings every worker receives follow without running any messages;
 //   chameneos  both shapes and both variants: place meetings = M, creature meetings = 2M, no
-//              self-meetings, and the colour sum mod 3 equal to that of the initial colours.
+//              self-meetings, and the colour sum mod 3 equal to that of the initial colours;
+//   Cowichan   the LCG against README.md's check values, rule 2's row partition against its closed
+//              form, the sequential kernels against hand-made inputs (thresh's tie rule, winnow's
+//              key order and chunked pick, outer's diagonal, product's fixed summation order, the
+//              checksums) and against the stage files' debug values, then every parallel model
+//              against the sequential kernels on random inputs at W = 1, 2, 3, 7 and n below and
+//              above W.
 // The last line is "N passed, M failed"; the exit status is 1 when anything failed.
 #include "../src/kernels.hpp"
 
 #include <oneapi/tbb/global_control.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -236,15 +244,274 @@ void test_chameneos() {
     }
 }
 
+
+// ======================= Cowichan =======================
+
+// Bitwise equality of two double arrays (the float stages are bit-exact under the float rules).
+bool same_bits(const cb::Doubles& a, const cb::Doubles& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+long long q6(double x) { return std::llround(x * 1e6); }
+
+void test_lcg() {
+    Case c("cowichan LCG32 check values of README.md");
+    c.eq("seed 0, first state", cb::lcg32_step(0), 1013904223u);
+    c.eq("seed 0, draw mod 100", cb::lcg32_step(0) % 100u, 23u);
+    c.eq("seed 12345, first state", cb::lcg32_step(12345), 87628868u);
+    c.eq("seed 12345, draw mod 1000", cb::lcg32_step(12345) % 1000u, 868u);
+    // The 32-bit wrap, against the state kept in 64 bits and masked (README.md's fallback).
+    uint64_t wide = 4294967295u;
+    uint32_t s = 4294967295u;
+    for (int k = 0; k < 100; ++k) {
+        wide = (1664525u * wide + 1013904223u) & 0xffffffffu;
+        s = cb::lcg32_step(s);
+    }
+    c.eq("100 steps from 2^32-1", static_cast<uint64_t>(s), wide);
+}
+
+void test_row_blocks() {
+    {
+        Case c("cowichan rule 2: n=10, W=4 gives 2, 2, 3, 3");
+        std::vector<cb::RowBlock> b = cb::row_blocks(10, 4);
+        c.eq("blocks", b.size(), static_cast<size_t>(4));
+        if (b.size() == 4) {
+            const int64_t start[] = {0, 2, 4, 7}, rows[] = {2, 2, 3, 3};
+            for (int w = 0; w < 4; ++w) {
+                c.eq("start", b[static_cast<size_t>(w)].start, start[w]);
+                c.eq("rows", b[static_cast<size_t>(w)].rows, rows[w]);
+            }
+        }
+    }
+    // The closed form of the rule: W - R mod W blocks of floor(R/W) first, then R mod W of one more,
+    // contiguous from row 0.
+    Case c("cowichan rule 2: R = 0..60, W = 1..17 against the closed form");
+    for (int64_t rows = 0; rows <= 60; ++rows)
+        for (int workers = 1; workers <= 17; ++workers) {
+            std::vector<cb::RowBlock> b = cb::row_blocks(rows, workers);
+            if (b.size() != static_cast<size_t>(workers)) {
+                c.eq("blocks", b.size(), static_cast<size_t>(workers));
+                continue;
+            }
+            int64_t small = rows / workers, big_from = workers - rows % workers, start = 0;
+            for (int w = 0; w < workers; ++w) {
+                int64_t want = w < big_from ? small : small + 1;
+                if (b[static_cast<size_t>(w)].start != start || b[static_cast<size_t>(w)].rows != want)
+                    c.expect(("R=" + std::to_string(rows) + " W=" + std::to_string(workers) + " block " +
+                              std::to_string(w)).c_str(),
+                             false);
+                start += want;
+            }
+        }
+}
+
+// randmat.md computed here directly: row i's generator seeded S + i, drawing after each step.
+cb::ByteMatrix randmat_here(int64_t n, uint32_t seed) {
+    cb::ByteMatrix m(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i) {
+        uint64_t s = (static_cast<uint64_t>(seed) + static_cast<uint64_t>(i)) & 0xffffffffu;
+        for (int64_t j = 0; j < n; ++j) {
+            s = (1664525u * s + 1013904223u) & 0xffffffffu;
+            m[static_cast<size_t>(i * n + j)] = static_cast<uint8_t>(s % 100);
+        }
+    }
+    return m;
+}
+
+void test_cowichan_sequential_hand_made() {
+    cb::Cowichan seq(cb::CowichanModel::Seq, 1);
+    {
+        Case c("cowichan randmat: sequential kernel against a direct computation");
+        for (int64_t n : {1, 2, 7, 33})
+            for (uint32_t seed : {0u, 1u, 4294967295u, 4294967290u})
+                c.expect(("n=" + std::to_string(n) + " seed=" + std::to_string(seed)).c_str(),
+                         seq.randmat(n, seed) == randmat_here(n, seed));
+    }
+    {
+        // Whole bins from the maximum down; stop right after the bin that takes the total above
+        // count = floor(n*n*p/100); every cell equal to t is kept; empty bins are passed over.
+        Case c("cowichan thresh: the tie rule on hand-made matrices");
+        const cb::ByteMatrix m = {99, 99, 98, 5};
+        struct Want {
+            int p, t;
+        };
+        for (Want w : {Want{0, 99}, Want{25, 99}, Want{49, 99}, Want{50, 98}, Want{74, 98}, Want{75, 5},
+                       Want{99, 5}, Want{100, 0}}) {
+            cb::ThreshOut th = seq.thresh(m, 2, w.p);
+            c.eq(("p=" + std::to_string(w.p) + " threshold").c_str(), th.threshold, w.t);
+            for (size_t k = 0; k < m.size(); ++k)
+                if (th.mask[k] != (m[k] >= w.t ? 1 : 0)) c.expect("mask = (M >= t)", false);
+        }
+        const cb::ByteMatrix gaps = {50, 50, 10, 10, 10, 0, 0, 0, 0};  // count = 2 at p = 30
+        c.eq("bins 49..11 empty: threshold", seq.thresh(gaps, 3, 30).threshold, 10);
+        c.eq("p = 22 (count 1): threshold", seq.thresh(gaps, 3, 22).threshold, 50);
+        const cb::ByteMatrix low = {7, 3, 3, 0};
+        c.eq("maximum below 99, p = 0: threshold", seq.thresh(low, 2, 0).threshold, 7);
+        c.eq("maximum below 99, p = 50: threshold", seq.thresh(low, 2, 50).threshold, 3);
+    }
+    {
+        Case c("cowichan winnow: key order (value, i, j) and the chunked pick on a hand-made matrix");
+        const cb::ByteMatrix m = {5, 3, 5,  //
+                                  3, 5, 1,  //
+                                  9, 3, 3};
+        const cb::ByteMatrix mask = {1, 1, 1,  //
+                                     1, 1, 0,  //
+                                     1, 1, 1};
+        // Sorted: (3,0,1) (3,1,0) (3,2,1) (3,2,2) (5,0,0) (5,0,2) (5,1,1) (9,2,0); the masked 1 is out.
+        const std::vector<cb::CowPoint> all = {{0, 1}, {1, 0}, {2, 1}, {2, 2}, {0, 0}, {0, 2}, {1, 1}, {2, 0}};
+        cb::WinnowOut w = seq.winnow(m, mask, 3, 8);
+        c.eq("candidates", w.candidates, static_cast<int64_t>(8));
+        c.expect("nelts = K: the whole sorted list", w.points == all);
+        w = seq.winnow(m, mask, 3, 3);  // chunk = 2: entries 0, 2, 4
+        c.expect("nelts = 3: entries 0, 2, 4", w.points == std::vector<cb::CowPoint>{all[0], all[2], all[4]});
+        w = seq.winnow(m, mask, 3, 1);
+        c.expect("nelts = 1: the smallest", w.points == std::vector<cb::CowPoint>{all[0]});
+        w = seq.winnow(m, mask, 3, 9);
+        c.eq("K < nelts: candidates", w.candidates, static_cast<int64_t>(8));
+        c.expect("K < nelts: no points", w.points.empty());
+    }
+    {
+        Case c("cowichan outer: distances, the diagonal and v on hand-made points");
+        cb::OuterOut o = seq.outer({{0, 0}, {3, 4}, {6, 8}});
+        const cb::Doubles d = {30, 5, 10, 5, 15, 5, 10, 5, 30}, v = {0, 5, 10};
+        c.expect("matrix", same_bits(o.matrix, d));
+        c.expect("vector", same_bits(o.vector, v));
+        o = seq.outer({{4, 7}});
+        c.expect("nelts = 1: the diagonal is -1", same_bits(o.matrix, cb::Doubles{-1.0}));
+        c.eq("q(-1) in the checksum (two's complement)", cb::cowichan_checksum_q(o.matrix),
+             static_cast<uint64_t>(0) - 1000000u);
+    }
+    {
+        Case c("cowichan product: ascending j, one rounded accumulator, no FMA");
+        const cb::Doubles d = {1, 2, 3, 4};
+        c.expect("2x2", same_bits(seq.product(d, {0.5, 0.25}), cb::Doubles{1.0, 2.5}));
+        // Ascending j gives (1e16 - 1e16) + 1 = 1; reversed it would be 0.
+        c.expect("order", same_bits(seq.product({1e16, -1e16, 1, 0, 0, 0, 0, 0, 0}, {1, 1, 1}),
+                                    cb::Doubles{1.0, 0.0, 0.0}));
+        // (1 + 2^-30)^2 rounds to 1 + 2^-29, which cancels the first product; a fused multiply-add
+        // would keep the 2^-60.
+        const double a = 1.0 + std::ldexp(1.0, -30), b = 1.0 + std::ldexp(1.0, -29);
+        c.expect("no contraction", same_bits(seq.product({1, a, 0, 0}, {-b, a}), cb::Doubles{0.0, 0.0}));
+    }
+    {
+        Case c("cowichan checksums on hand-made arrays");
+        c.eq("bytes", cb::cowichan_checksum(cb::ByteMatrix{3, 0, 2}), static_cast<uint64_t>(9));
+        c.eq("points (flat i0 j0 i1 j1)", cb::cowichan_checksum(std::vector<cb::CowPoint>{{1, 2}, {3, 4}}),
+             static_cast<uint64_t>(30));
+        c.eq("q of -1, 2, 0.5", cb::cowichan_checksum_q({-1.0, 2.0, 0.5}), static_cast<uint64_t>(4500000));
+        c.eq("q(2^-20) rounds to 1", cb::cowichan_checksum_q({std::ldexp(1.0, -20)}), static_cast<uint64_t>(1));
+        c.eq("wraps mod 2^64", cb::cowichan_checksum(cb::ByteMatrix(70000, 99)) % 1000,
+             static_cast<uint64_t>(99) * (70000ull * 70001ull / 2) % 1000);
+    }
+}
+
+// The stage files' debug values at n = 100, p = 1, nelts = 100, seed 0 (intermediates, not results).
+void test_cowichan_debug_values() {
+    cb::Cowichan seq(cb::CowichanModel::Seq, 1);
+    Case c("cowichan sequential stages: the debug values of the stage files at n = 100");
+    cb::ByteMatrix m = seq.randmat(100, 0);
+    const int row0[] = {23, 62, 97, 84, 47, 22, 29, 8, 43, 34}, row1[] = {48, 67, 38, 65, 32},
+              row99[] = {98, 93, 32, 19, 30};
+    for (int j = 0; j < 10; ++j) c.eq("randmat row 0", static_cast<int>(m[static_cast<size_t>(j)]), row0[j]);
+    for (int j = 0; j < 5; ++j) c.eq("randmat row 1", static_cast<int>(m[static_cast<size_t>(100 + j)]), row1[j]);
+    for (int j = 0; j < 5; ++j) c.eq("randmat row 99", static_cast<int>(m[static_cast<size_t>(9900 + j)]), row99[j]);
+    cb::ThreshOut th = seq.thresh(m, 100, 1);
+    c.eq("threshold", th.threshold, 99);
+    int64_t kept = 0;
+    for (uint8_t b : th.mask) kept += b;
+    c.eq("kept", kept, static_cast<int64_t>(112));
+    cb::WinnowOut w = seq.winnow(m, th.mask, 100, 100);
+    c.eq("candidates", w.candidates, static_cast<int64_t>(112));
+    if (w.points.size() != 100) {
+        c.expect("100 points", false);
+        return;
+    }
+    c.expect("points[0] = (1, 57)", w.points[0] == cb::CowPoint{1, 57});
+    c.expect("points[99] = (86, 66)", w.points[99] == cb::CowPoint{86, 66});
+    cb::OuterOut o = seq.outer(w.points);
+    c.eq("q(D[0][0])", q6(o.matrix[0]), 9712878049ll);
+    c.eq("q(D[0][1])", q6(o.matrix[1]), 24000000ll);
+    c.eq("q(v[0])", q6(o.vector[0]), 57008771ll);
+    cb::Doubles r = seq.product(o.matrix, o.vector);
+    c.eq("q(r[0])", q6(r[0]), 946205299014ll);
+}
+
+// Every parallel model against the sequential kernels, stage by stage on the same inputs, and chain.
+void test_cowichan_models() {
+    cb::Cowichan seq(cb::CowichanModel::Seq, 1);
+    struct Model {
+        cb::CowichanModel model;
+        const char* name;
+    };
+    const Model models[] = {{cb::CowichanModel::Threads, "threads/blocks"}, {cb::CowichanModel::Tbb, "tbb/parallel-for"}};
+    uint32_t rng = 2024;  // random doubles and points for outer and product beyond winnow's outputs
+    auto draw = [&rng](uint32_t m) {
+        rng = cb::lcg32_step(rng);
+        return rng % m;
+    };
+    for (const Model& md : models)
+        for (int workers : {1, 2, 3, 7}) {
+            cb::Cowichan par(md.model, workers);
+            for (int64_t n : {1, 2, 3, 5, 8, 13, 40})
+                for (uint32_t seed : {0u, 12345u, 4294967295u})
+                    for (int p : {0, 1, 10, 50, 100}) {
+                        Case c(std::string("cowichan ") + md.name + " W=" + std::to_string(workers) +
+                               " n=" + std::to_string(n) + " seed=" + std::to_string(seed) + " p=" + std::to_string(p));
+                        cb::ByteMatrix m = seq.randmat(n, seed);
+                        c.expect("randmat", par.randmat(n, seed) == m);
+                        cb::ThreshOut want_th = seq.thresh(m, n, p), th = par.thresh(m, n, p);
+                        c.eq("threshold", th.threshold, want_th.threshold);
+                        c.expect("mask", th.mask == want_th.mask);
+                        for (int64_t nelts : {int64_t{1}, int64_t{3}, n, n * n / 2 + 1}) {
+                            cb::WinnowOut want_w = seq.winnow(m, want_th.mask, n, nelts);
+                            cb::WinnowOut w = par.winnow(m, want_th.mask, n, nelts);
+                            c.eq("candidates", w.candidates, want_w.candidates);
+                            c.expect("points", w.points == want_w.points);
+                            cb::ChainOut want_ch = seq.chain(n, p, nelts, seed), ch = par.chain(n, p, nelts, seed);
+                            c.eq("chain candidates", ch.candidates, want_ch.candidates);
+                            c.expect("chain r", same_bits(ch.r, want_ch.r));
+                            if (want_w.points.empty()) continue;
+                            cb::OuterOut want_o = seq.outer(want_w.points), o = par.outer(want_w.points);
+                            c.expect("outer matrix", same_bits(o.matrix, want_o.matrix));
+                            c.expect("outer vector", same_bits(o.vector, want_o.vector));
+                            c.expect("product", same_bits(par.product(want_o.matrix, want_o.vector),
+                                                          seq.product(want_o.matrix, want_o.vector)));
+                        }
+                    }
+            // outer on random distinct points, product on random doubles of mixed signs and scales.
+            for (int64_t nelts : {1, 2, 3, 6, 17, 50}) {
+                Case c(std::string("cowichan ") + md.name + " W=" + std::to_string(workers) +
+                       " random outer/product inputs, nelts=" + std::to_string(nelts));
+                std::vector<cb::CowPoint> pts;
+                while (static_cast<int64_t>(pts.size()) < nelts) {
+                    cb::CowPoint pt{static_cast<int32_t>(draw(16000)), static_cast<int32_t>(draw(16000))};
+                    if (std::find(pts.begin(), pts.end(), pt) == pts.end()) pts.push_back(pt);
+                }
+                cb::OuterOut want_o = seq.outer(pts), o = par.outer(pts);
+                c.expect("outer matrix", same_bits(o.matrix, want_o.matrix));
+                c.expect("outer vector", same_bits(o.vector, want_o.vector));
+                cb::Doubles d(static_cast<size_t>(nelts * nelts)), v(static_cast<size_t>(nelts));
+                for (double& x : d) x = (static_cast<double>(draw(2000001)) - 1e6) / 7.0 * std::ldexp(1.0, static_cast<int>(draw(40)) - 20);
+                for (double& x : v) x = (static_cast<double>(draw(2000001)) - 1e6) / 3.0;
+                c.expect("product", same_bits(par.product(d, v), seq.product(d, v)));
+            }
+        }
+}
+
 }  // namespace
 
 int main() {
     // As the binary does: let the TBB arenas have the threads they ask for, beyond the CPUs TBB sees.
-    tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, 3);
+    tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, 7);
     test_fannkuch_brute_force_itself();
     test_fannkuch();
     test_big();
     test_chameneos();
+    test_lcg();
+    test_row_blocks();
+    test_cowichan_sequential_hand_made();
+    test_cowichan_debug_values();
+    test_cowichan_models();
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -20,12 +20,15 @@
 -define(MAX_PROCS, 200000).
 %% big: the bound on the entries of all per-worker neighbour tables together (see spec/2).
 -define(MAX_TABLE_ENTRIES, 100000000).
+%% The Cowichan kernels: the largest matrix side n (a sanity bound; memory runs out long before).
+-define(COWICHAN_MAX_N, 1000000).
 
 %% ---------------------------------------------------------------- the table
 
 %% Models: {Name, one-line description}.
 models() ->
-    [{?MODEL, "Erlang processes and asynchronous messages: a process per worker, creature or chunk"}].
+    [{?MODEL, "Erlang processes and asynchronous messages: a process per worker, creature, chunk "
+      "or row block"}].
 
 %% Benchmarks: {Id, Param domain, [{Model, Shapes (faithful first), [{Key, Domain, Default}]}]}.
 %% A domain is {int, Min, Max} (either bound may be none), {values, [String]} or
@@ -45,7 +48,16 @@ table() ->
      %% of per-chunk (at most min(chunks, n!)); n-processes takes no chunks (it is n).
      {"fannkuch", {int, 1, 20},
       [{?MODEL, ["n-processes", "per-chunk", "pool"],
-        [{"chunks", {int, 1, ?MAX_PROCS}, "150"}]}]}].
+        [{"chunks", {int, 1, ?MAX_PROCS}, "150"}]}]}] ++
+    %% The Cowichan family (chain.md): every one takes p, nelts and seed (the stages that do not
+    %% use one accept and ignore it); nelts absent is n. A process per row block; `blocks` holds
+    %% the matrices as binaries, `lists` as the paper's lists of lists.
+    [{Id, {int, 1, ?COWICHAN_MAX_N},
+      [{?MODEL, ["blocks", "lists"],
+        [{"p", {int, 0, 100}, "1"},
+         {"nelts", {int, 1, none}, "n"},
+         {"seed", {int, 0, 16#FFFFFFFF}, "0"}]}]}
+     || Id <- ["randmat", "thresh", "winnow", "outer", "product", "chain"]].
 
 %% ---------------------------------------------------------------- entry
 
@@ -251,7 +263,15 @@ spec("fannkuch", R = #{shape := Shape, n := N, workers := W}) ->
                 N;
             _ -> int(option(R, "chunks"))
         end,
-    {fannkuch, list_to_atom(Shape), N, K, W}.
+    {fannkuch, list_to_atom(Shape), N, K, W};
+spec(Bench, R = #{shape := Shape, n := N, workers := W}) ->
+    Nelts = case given(R, "nelts") of
+                true -> int(option(R, "nelts"));
+                false -> N
+            end,
+    {cowichan, list_to_atom(Bench), list_to_atom(Shape),
+     #{n => N, p => int(option(R, "p")), nelts => Nelts, seed => int(option(R, "seed")),
+       workers => W}}.
 
 %% ---------------------------------------------------------------- running
 
@@ -271,7 +291,7 @@ run_isolated(Job) ->
 run({#{model := Model, iterations := Iterations}, Spec}) ->
     emit(json({obj, [{"hello", {obj, [{"protocol", 1}, {"language", "erlang"},
                                       {"runtime", runtime()}, {"model", Model}]}}]})),
-    case iterate(0, Iterations, Spec, []) of
+    case iterate(0, Iterations, prepare(Spec), []) of
         [] -> ok;
         Metrics -> emit(json({obj, [{"metrics", {obj, [{atom_to_list(K), V} || {K, V} <- Metrics]}}]}))
     end.
@@ -282,10 +302,16 @@ iterate(I, K, Spec, _) ->
     emit(json({obj, [{"iteration", I}, {"ns", Ns}, {"result", Result}]})),
     iterate(I + 1, K, Spec, Metrics).
 
+%% Before the first iteration, untimed: a standalone Cowichan stage's input (chain.md rule 3).
+prepare({cowichan, Bench, Shape, Cfg}) ->
+    {cowichan, Bench, Shape, Cfg, cb_cowichan:prepare(Bench, Shape, Cfg)};
+prepare(Spec) -> Spec.
+
 kernel({big, Shape, N, P, H}) -> cb_big:iteration(Shape, N, P, H);
 kernel({chameneos, encore, C, M}) -> cb_chameneos:encore(C, M);
 kernel({chameneos, redux, N}) -> cb_chameneos:redux(N);
-kernel({fannkuch, Shape, N, K, W}) -> cb_fannkuch:iteration(Shape, N, K, W).
+kernel({fannkuch, Shape, N, K, W}) -> cb_fannkuch:iteration(Shape, N, K, W);
+kernel({cowichan, Bench, Shape, Cfg, Input}) -> cb_cowichan:iteration(Bench, Shape, Cfg, Input).
 
 runtime() ->
     lists:flatten(io_lib:format("Erlang/OTP ~s (ERTS ~s, ~s)",

@@ -97,32 +97,12 @@ fannkuch_shapes_test_() ->
 %% per task of ceil(n!/ceil(n!/K)), pool W: counted by tracing the spawns of the kernel's process.
 fannkuch_process_count_test_() ->
     [{lists:flatten(io_lib:format("n=~b ~s K=~b W=~b spawns ~b", [N, Shape, K, W, Want])),
-      fun() -> ?assertEqual(Want, spawns(fun() -> cb_fannkuch:iteration(Shape, N, K, W) end)) end}
+      fun() -> ?assertEqual(Want, cb_spawns:count(fun() -> cb_fannkuch:iteration(Shape, N, K, W) end)) end}
      || {Shape, N, K, W, Want} <- [{'n-processes', 5, 150, 2, 5}, {'n-processes', 8, 150, 2, 8},
                                    {'n-processes', 8, 8, 3, 8},
                                    {'per-chunk', 7, 150, 2, 149}, {'per-chunk', 8, 150, 2, 150},
                                    {'per-chunk', 4, 150, 2, 24}, {'per-chunk', 8, 8, 2, 8},
                                    {pool, 8, 150, 3, 3}]].
-
-spawns(Fun) ->
-    Go = make_ref(),
-    Parent = self(),
-    {Pid, Ref} = spawn_monitor(fun() -> receive Go -> ok end, Fun(), Parent ! {done, self()} end),
-    1 = erlang:trace(Pid, true, [procs]),
-    Pid ! Go,
-    receive {done, Pid} -> ok end,
-    receive {'DOWN', Ref, process, Pid, _} -> ok end,
-    erlang:trace_delivered(Pid),
-    receive {trace_delivered, Pid, _} -> ok end,
-    count_spawns(Pid, 0).
-
-count_spawns(Pid, K) ->
-    receive
-        {trace, Pid, spawn, _, _} -> count_spawns(Pid, K + 1);
-        {trace, Pid, _, _} -> count_spawns(Pid, K);
-        {trace, Pid, _, _, _} -> count_spawns(Pid, K)
-    after 0 -> K
-    end.
 
 %% ------------------------------------------------------------------ chameneos
 

@@ -125,6 +125,12 @@ enum Catalog {
     static let meetings = OptionSpec("meetings", .int(min: 0), default: "8000000")
     static let chunks = OptionSpec("chunks", .int(min: 1), default: "150")
 
+    /// The Cowichan family (chain.md): every model of the six takes all three, whatever its
+    /// stage reads. nelts has no fixed default: absent, it is n.
+    static let percent = OptionSpec("p", .int(min: 0, max: 100), default: "1")
+    static let nelts = OptionSpec("nelts", .int(min: 1), default: nil)
+    static let seed = OptionSpec("seed", .int(min: 0, max: Int(UInt32.max)), default: "0")
+
     /// A gcd entry: every gcd shape also takes `driver`.
     static func gcd(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
         ModelSpec(name: "gcd", shapes: shapes, options: [driver] + options)
@@ -196,7 +202,16 @@ enum Catalog {
                 gcd(Fannkuch.GCDShape.allCases.map(\.rawValue), [chunks]), sc(["task-group"], [chunks]),
                 seq(["plain"], [chunks]),
             ]),
-    ]
+    ] + Cowichan.Benchmark.allCases.map { benchmark in
+        // n is bounded by winnow's key packing and the memory of n² cells.
+        BenchmarkSpec(
+            name: benchmark.rawValue, param: .int(min: 1, max: Cowichan.maxN),
+            models: [
+                // chain.md's shape names: `blocks`, whole blocks handed over or written in place.
+                gcd(["blocks"], [percent, nelts, seed]), sc(["blocks"], [percent, nelts, seed]),
+                seq(["plain"], [percent, nelts, seed]),
+            ])
+    }
 
     /// The `describe` object, built from the table above.
     static func description() -> [String: Any] {
@@ -465,6 +480,20 @@ enum Catalog {
             let split = Fannkuch.Split(n: c.n, chunks: c.int("chunks"))
             return .blocking(onPool: false, kernel: { _ in Fannkuch.seqPlain(split) }, spawns: nil)
 
+        case let (name, model, shape) where Cowichan.Benchmark(rawValue: name) != nil:
+            // The stage's input is built here, once, before the first iteration (rule 3).
+            let input = Cowichan.prepare(Cowichan.Benchmark(rawValue: name)!, cowichanConfig(c))
+            switch (model, shape) {
+            case ("sc", "blocks"):
+                return .suspending(kernel: { _ in try await Cowichan.sc(input) }, spawns: nil)
+            case ("gcd", "blocks"):
+                return .blocking(onPool: pool, kernel: { _ in try Cowichan.gcd(input) }, spawns: nil)
+            case ("seq", "plain"):
+                return .blocking(onPool: false, kernel: { _ in try Cowichan.seq(input) }, spawns: nil)
+            default:
+                preconditionFailure("no kernel for \(name)/\(model) shape \(shape)")
+            }
+
         default:
             // The table above lists a shape this switch does not build: a bug here.
             preconditionFailure("no kernel for \(c.benchmark)/\(c.model) shape \(c.shape)")
@@ -473,6 +502,13 @@ enum Catalog {
 
     private static func countingSpawns(_ c: Checked) -> Bool {
         c.value("count_spawns") == "1"
+    }
+
+    /// The Cowichan options; W is `--workers`, else the cores this process may use.
+    static func cowichanConfig(_ c: Checked) -> Cowichan.Config {
+        Cowichan.Config(
+            n: c.n, percent: c.int("p"), nelts: c.value("nelts").map { Domain.integer($0)! } ?? c.n,
+            seed: UInt32(c.int("seed")), workers: c.workers ?? availableCores())
     }
 
     private static func chameneosConfig(_ c: Checked) -> Chameneos.Config {

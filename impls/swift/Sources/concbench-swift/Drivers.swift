@@ -2,14 +2,22 @@ import ConcbenchKernels
 import Dispatch
 
 /// Runs the timing loop in the context the specs prescribe ("Driver context") and
-/// reports each iteration as soon as it ends. Returns false if an sc kernel threw.
+/// reports each iteration as soon as it ends. Returns false if a kernel threw.
 func drive(_ plan: Plan, iterations: Int) -> Bool {
     switch plan {
     case let .blocking(onPool, kernel, spawns):
+        // Written by the loop, read after it (on the pool: after the semaphore wait).
+        let failure = Failure()
         let loop: @Sendable () -> Void = {
             var metrics: [Metric] = []
             for t in 0..<iterations {
-                let sample = kernel(t)
+                let sample: Sample
+                do {
+                    sample = try kernel(t)
+                } catch {
+                    failure.message = "\(error)"
+                    return
+                }
                 ProtocolWriter.iteration(t, sample)
                 metrics = sample.metrics
             }
@@ -31,6 +39,10 @@ func drive(_ plan: Plan, iterations: Int) -> Bool {
             finished.wait()
         } else {
             loop()
+        }
+        if let message = failure.message {
+            ProtocolWriter.log("kernel failed: \(message)")
+            return false
         }
         return true
 
@@ -77,8 +89,8 @@ private func driveInTask(
     return true
 }
 
-/// The error text of a failed sc run, handed from the Task to the main thread,
-/// ordered by the semaphore.
+/// The error text of a failed run, handed from the Task or pool block to the main
+/// thread, ordered by the semaphore.
 private final class Failure: @unchecked Sendable {
     var message: String?
 }

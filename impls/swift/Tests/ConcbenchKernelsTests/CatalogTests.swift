@@ -131,6 +131,30 @@ final class CatalogTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Catalog.availableCores(), 1)
     }
 
+    /// The Cowichan family: p, nelts and seed for every model, n within its bound, nelts
+    /// absent meaning n and W absent meaning the cores.
+    func testCowichanOptions() throws {
+        for name in Cowichan.Benchmark.allCases.map(\.rawValue) {
+            rejects("\(name) --model sc --param 0 --iterations 1")
+            rejects("\(name) --model sc --param \(Cowichan.maxN + 1) --iterations 1")
+            rejects("\(name) --model gcd --param 5 --iterations 1 --option p=101")
+            rejects("\(name) --model gcd --param 5 --iterations 1 --option p=-1")
+            rejects("\(name) --model seq --param 5 --iterations 1 --option nelts=0")
+            rejects("\(name) --model seq --param 5 --iterations 1 --option seed=4294967296")
+            rejects("\(name) --model sc --param 5 --iterations 1 --option seed=-1")
+            rejects("\(name) --model seq --param 5 --iterations 1 --option driver=main")
+            rejects("\(name) --model sc --param 5 --iterations 1 --option shape=row-channel")
+        }
+        let defaults = try Catalog.check(try args("winnow --model sc --param 9 --iterations 1 --workers 3"))
+        XCTAssertEqual(
+            Catalog.cowichanConfig(defaults), Cowichan.Config(n: 9, percent: 1, nelts: 9, seed: 0, workers: 3))
+        let given = try Catalog.check(
+            try args("chain --model gcd --param 9 --iterations 1 --option p=0 --option nelts=4 --option seed=4294967295"))
+        XCTAssertEqual(
+            Catalog.cowichanConfig(given),
+            Cowichan.Config(n: 9, percent: 0, nelts: 4, seed: .max, workers: Catalog.availableCores()))
+    }
+
     func testDescriptionIsOneJSONLine() throws {
         let line = ProtocolWriter.line(Catalog.description())
         XCTAssertFalse(line.contains("\n"))

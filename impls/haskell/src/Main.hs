@@ -1,0 +1,233 @@
+{-# LANGUAGE OverloadedStrings #-}
+-- | concbench-haskell: the Haskell implementation of concbench (GHC, -threaded).
+--
+-- >  concbench-haskell [+RTS -N<cores> -RTS] describe
+-- >  concbench-haskell [+RTS -N<cores> -RTS] <benchmark> --model M --param P --iterations K
+-- >                    [--workers W] [--option key=value]...
+--
+-- stdout carries protocol lines only. Anything outside the table below: one line on stderr, exit
+-- status 2, nothing on stdout. The table is the one declaration of what the binary serves:
+-- `describe` prints it, and every argument check reads it.
+module Main (main) where
+
+import Control.Concurrent (getNumCapabilities)
+import Control.Exception (SomeException, catch, displayException, fromException, throwIO)
+import Control.Monad (forM_, unless, when)
+import Data.Aeson (Value, object, (.=))
+import qualified Data.Aeson.Key as Key
+import Data.Char (isDigit)
+import Data.IORef (newIORef, readIORef, writeIORef)
+import Data.List (intercalate, sort)
+import Data.Maybe (catMaybes, fromMaybe)
+import Data.Version (showVersion)
+import System.Environment (getArgs)
+import System.Exit (ExitCode (..), exitWith)
+import System.IO (hPutStrLn, stderr)
+import System.Info (fullCompilerVersion)
+import System.Mem (performMajorGC)
+
+import CowichanRun
+import qualified Protocol
+
+-- ---------------------------------------------------------------- the table
+
+-- | A domain (docs/describe.md): inclusive integer bounds, either may be absent, or a list of
+-- values; with the default the binary uses when the option is absent (documentation).
+data Domain
+  = IntDomain (Maybe Integer) (Maybe Integer) (Maybe String)
+  | ValuesDomain [String] (Maybe String)
+
+-- | What one model of a benchmark accepts: its shapes (the faithful port first) and its options.
+data Served = Served { shapes :: [String], options :: [(String, Domain)] }
+
+data Benchmark = Benchmark { paramDomain :: Domain, served :: [(String, Served)] }
+
+models :: [(String, String)]
+models =
+  [ ("repa", "Repa parallel arrays (computeP, foldP, selectP on Repa's gang of -N threads), randmat with par over row chunks: the paper's Haskell")
+  , ("par", "Control.Parallel.Strategies: one spark per static row block (parList rdeepseq), the blocks copied into one output")
+  , ("seq", "sequential: the kernels on one Haskell thread")
+  ]
+
+-- | n ≤ 10^6 keeps a winnow candidate's flat index i·n + j below bit 40 of its sort key.
+maxN :: Integer
+maxN = 1000000
+
+cowichan :: Benchmark
+cowichan = Benchmark (IntDomain (Just 1) (Just maxN) Nothing)
+  [ ("repa", Served ["repa"] opts), ("par", Served ["blocks"] opts), ("seq", Served ["plain"] opts) ]
+  where
+    opts =
+      [ ("p", IntDomain (Just 0) (Just 100) (Just "1"))
+      , ("nelts", IntDomain (Just 1) Nothing (Just "n"))
+      , ("seed", IntDomain (Just 0) (Just 4294967295) (Just "0"))
+      ]
+
+benchmarks :: [(String, Benchmark)]
+benchmarks = [ (b, cowichan) | b <- ["randmat", "thresh", "winnow", "outer", "product", "chain"] ]
+
+-- ---------------------------------------------------------------- describe
+
+describeValue :: Value
+describeValue = object
+  [ "describe" .= object
+      [ "protocol" .= Protocol.protocolVersion
+      , "language" .= ("haskell" :: String)
+      , "models" .= object [ Key.fromString m .= text | (m, text) <- models ]
+      , "benchmarks" .= object [ Key.fromString b .= benchmarkValue def | (b, def) <- benchmarks ]
+      ]
+  ]
+  where
+    benchmarkValue (Benchmark param ms) = object
+      [ "param" .= domainValue param
+      , "models" .= object [ Key.fromString m .= servedValue s | (m, s) <- ms ] ]
+    servedValue (Served sh os) = object
+      [ "shapes" .= sh, "options" .= object [ Key.fromString k .= domainValue d | (k, d) <- os ] ]
+
+domainValue :: Domain -> Value
+domainValue (IntDomain lo hi def) = object $
+  ("int" .= object (catMaybes [("min" .=) <$> lo, ("max" .=) <$> hi])) : defaultField def
+domainValue (ValuesDomain vs def) = object $ ("values" .= vs) : defaultField def
+
+defaultField :: Maybe String -> [(Key.Key, Value)]
+defaultField = maybe [] (\d -> ["default" .= d])
+
+-- ---------------------------------------------------------------- checks
+
+-- | Nothing when the value is inside the domain, else why not.
+check :: Domain -> String -> Maybe String
+check (IntDomain lo hi _) s
+  | not (isDecimal s) = Just "not a decimal integer"
+  | maybe False (v <) lo || maybe False (v >) hi = Just ("out of range" ++ bounds)
+  | otherwise = Nothing
+  where
+    v = read s :: Integer
+    bounds = case (lo, hi) of
+      (Just a, Just b) -> " " ++ show a ++ ".." ++ show b
+      (Just a, Nothing) -> " (at least " ++ show a ++ ")"
+      (Nothing, Just b) -> " (at most " ++ show b ++ ")"
+      _ -> ""
+check (ValuesDomain vs _) s
+  | s `elem` vs = Nothing
+  | otherwise = Just ("expected one of " ++ intercalate ", " vs)
+
+-- | An optional '-', then digits only.
+isDecimal :: String -> Bool
+isDecimal ('-' : ds) = not (null ds) && all isDigit ds
+isDecimal ds = not (null ds) && all isDigit ds
+
+-- | The protocol's own flags.
+iterationsDomain, workersDomain :: Domain
+iterationsDomain = IntDomain (Just 1) (Just 2147483647) Nothing
+workersDomain = IntDomain (Just 1) (Just 1048576) Nothing
+
+data Cli = Cli
+  { cBenchmark :: String, cModel :: Maybe String, cParam :: Maybe String
+  , cIterations :: Maybe Int, cWorkers :: Maybe Int, cOptions :: [(String, String)] }
+
+usage :: String
+usage = "usage: concbench-haskell describe | <benchmark> --model M --param P --iterations K [--workers W] [--option key=value]..."
+
+parseArgs :: [String] -> Either String Cli
+parseArgs [] = Left usage
+parseArgs ("describe" : _) = Left "describe takes no other argument"
+parseArgs (b@('-' : _) : _) = Left ("the first argument must be the benchmark, got " ++ show b)
+parseArgs (b : rest) = go (Cli b Nothing Nothing Nothing Nothing []) rest
+  where
+    go c [] = Right c
+    go c (a : as)
+      | take 2 a /= "--" = Left ("unexpected argument " ++ show a)
+      | flag `notElem` ["--model", "--param", "--iterations", "--workers", "--option"] =
+          Left ("unknown flag " ++ show flag ++ " (known: --model --param --iterations --workers --option)")
+      | otherwise = case (inline, as) of
+          (Just v, _) -> set c flag v >>= \c' -> go c' as
+          (Nothing, v : as') -> set c flag v >>= \c' -> go c' as'
+          (Nothing, []) -> Left (flag ++ " needs a value")
+      where
+        (flag, inline) = case break (== '=') a of
+          (f, '=' : v) -> (f, Just v)
+          (f, _) -> (f, Nothing)
+    set c "--model" v = Right c { cModel = Just v }
+    set c "--param" v = Right c { cParam = Just v }
+    set c "--iterations" v = (\i -> c { cIterations = Just i }) <$> protocolInt "--iterations" iterationsDomain v
+    set c "--workers" v = (\w -> c { cWorkers = Just w }) <$> protocolInt "--workers" workersDomain v
+    set c _ v = case break (== '=') v of
+      (key@(_ : _), '=' : value) -> Right c { cOptions = (key, value) : filter ((/= key) . fst) (cOptions c) }
+      _ -> Left ("--option " ++ show v ++ ": expected key=value")
+    protocolInt flag d v = maybe (Right (fromInteger (read v))) (\why -> Left (flag ++ " " ++ show v ++ ": " ++ why)) (check d v)
+
+-- | A command line checked against the table.
+data Request = Request
+  { rBenchmark :: String, rModel :: String, rShape :: String, rIterations :: Int
+  , rWorkers :: Maybe Int, rN :: Int, rP :: Int, rNelts :: Int, rSeed :: Integer }
+
+-- | Checks the command line against the table: benchmark, model, --param, shape, option keys
+-- and values; then the one combination the domains cannot express (nelts ≤ n²: winnow picks
+-- nelts of at most n² candidates).
+resolve :: Cli -> Either String Request
+resolve c = do
+  bench <- maybe (Left ("unknown benchmark " ++ show (cBenchmark c) ++ " (known: " ++ known (map fst benchmarks) ++ ")")) Right
+             (lookup (cBenchmark c) benchmarks)
+  model <- maybe (Left "missing --model") Right (cModel c)
+  param <- maybe (Left "missing --param") Right (cParam c)
+  iters <- maybe (Left "missing --iterations") Right (cIterations c)
+  s <- maybe (Left ("unknown model " ++ show model ++ " for " ++ cBenchmark c ++ " (known: " ++ known (map fst (served bench)) ++ ")")) Right
+         (lookup model (served bench))
+  forM_ (check (paramDomain bench) param) $ \why -> Left ("--param " ++ show param ++ " for " ++ cBenchmark c ++ ": " ++ why)
+  shape <- case lookup "shape" (cOptions c) of
+    Nothing -> Right (head (shapes s))
+    Just v | v `elem` shapes s -> Right v
+           | otherwise -> Left ("unknown shape " ++ show v ++ " for " ++ cBenchmark c ++ " --model " ++ model ++ " (known: " ++ known (shapes s) ++ ")")
+  forM_ (filter ((/= "shape") . fst) (cOptions c)) $ \(key, value) -> case lookup key (options s) of
+    Nothing -> Left ("unknown option " ++ show key ++ " for " ++ cBenchmark c ++ " --model " ++ model ++ " (known: " ++ known ("shape" : map fst (options s)) ++ ")")
+    Just d -> forM_ (check d value) $ \why -> Left ("--option " ++ key ++ "=" ++ value ++ ": " ++ why)
+  let n = read param :: Integer
+      opt key = maybe Nothing (Just . read) (lookup key (cOptions c)) :: Maybe Integer
+      nelts = fromMaybe n (opt "nelts")
+  when (nelts > n * n) $ Left ("--option nelts=" ++ show nelts ++ ": more than n*n=" ++ show (n * n) ++ " cells, winnow cannot pick them")
+  return Request
+    { rBenchmark = cBenchmark c, rModel = model, rShape = shape, rIterations = iters, rWorkers = cWorkers c
+    , rN = fromInteger n, rP = fromInteger (fromMaybe 1 (opt "p")), rNelts = fromInteger nelts
+    , rSeed = fromMaybe 0 (opt "seed") }
+  where known = intercalate ", " . sort
+
+-- ---------------------------------------------------------------- main
+
+main :: IO ()
+main = do
+  args <- getArgs
+  case args of
+    ["describe"] -> Protocol.emit describeValue
+    _ -> either refuse run (parseArgs args >>= resolve)
+
+-- | A request outside the table: one line on stderr, nothing on stdout, exit 2.
+refuse :: String -> IO ()
+refuse msg = do
+  hPutStrLn stderr ("concbench-haskell: " ++ map (\ch -> if ch == '\n' || ch == '\r' then ' ' else ch) msg)
+  exitWith (ExitFailure 2)
+
+run :: Request -> IO ()
+run r = body `catch` fatal
+  where
+    body = do
+      caps <- getNumCapabilities
+      let w = fromMaybe caps (rWorkers r)
+          setup = Setup (rN r) (rP r) (rNelts r) (fromInteger (rSeed r)) w
+      Protocol.hello "haskell" ("GHC " ++ showVersion fullCompilerVersion ++ " -threaded -N" ++ show caps) (rModel r)
+      job <- prepareCowichan (rBenchmark r) (kernelsFor (rModel r) w) setup
+      lastMetrics <- newIORef []
+      forM_ [0 .. rIterations r - 1] $ \i -> do
+        -- the previous iteration's garbage is collected here, outside the timed region
+        performMajorGC
+        o <- job
+        Protocol.iteration i (oNs o) (oResult o)
+        writeIORef lastMetrics (oMetrics o)
+      ms <- readIORef lastMetrics
+      unless (null ms) (Protocol.metrics ms)
+    -- a broken run (winnow with fewer candidates than nelts): one line, exit 1
+    fatal :: SomeException -> IO ()
+    fatal e = case fromException e of
+      Just code -> throwIO (code :: ExitCode)
+      Nothing -> do
+        hPutStrLn stderr ("concbench-haskell: fatal: " ++ unwords (lines (displayException e)))
+        exitWith (ExitFailure 1)

@@ -1,0 +1,198 @@
+extension Cowichan {
+    /// sc/task-group: every stage is a TaskGroup of W child tasks (one per rule-2 block,
+    /// fewer only when rows < W); each child computes its block into an array of its own
+    /// and returns it, and the parent copies the blocks into the main context's output,
+    /// inside the timer. thresh runs two groups (histograms, then the mask) and winnow
+    /// merges the children's sorted runs on the parent. `compute_ns` is the longest child's
+    /// compute time (thresh: both phases of a block; winnow: plus the parent's merge and
+    /// pick; chain: the five stages' sum), without the copies.
+    public static func sc(_ input: Prepared) async throws(Failure) -> Sample {
+        if let failure = input.failure { throw failure }
+        let c = input.config
+        let stages = SCStages(workers: c.workers)
+        switch input.benchmark {
+        case .randmat:
+            return await timedAsync({ await stages.randmat(c) }, format: randmatResult)
+        case .thresh:
+            return await timedAsync({ await stages.thresh(c, matrix: input.matrix) }, format: threshResult)
+        case .winnow:
+            let t0 = monotonicNanos()
+            let winnowed = try await stages.winnow(c, matrix: input.matrix, mask: input.mask)
+            let t1 = monotonicNanos()
+            return Sample(
+                ns: t1 &- t0, result: winnowResult(winnowed.value), metrics: metrics(computeNs: winnowed.computeNs))
+        case .outer:
+            return await timedAsync({ await stages.outer(c, points: input.points) }, format: outerResult)
+        case .product:
+            return await timedAsync({ await stages.product(c, outer: input.outer) }, format: productResult)
+        case .chain:
+            var clock = [monotonicNanos()]
+            let matrix = await stages.randmat(c)
+            clock.append(monotonicNanos())
+            let mask = await stages.thresh(c, matrix: matrix.value)
+            clock.append(monotonicNanos())
+            let winnowed = try await stages.winnow(c, matrix: matrix.value, mask: mask.value.cells)
+            clock.append(monotonicNanos())
+            let outer = await stages.outer(c, points: winnowed.value.points)
+            clock.append(monotonicNanos())
+            let r = await stages.product(c, outer: outer.value)
+            clock.append(monotonicNanos())
+            let stageNs = (1..<clock.count).map { clock[$0] &- clock[$0 - 1] }
+            let computeNs = [matrix.computeNs, mask.computeNs, winnowed.computeNs, outer.computeNs, r.computeNs]
+            return Sample(
+                ns: clock[clock.count - 1] &- clock[0], result: productResult(r.value),
+                metrics: chainMetrics(stageNs: stageNs, computeNs: computeNs))
+        }
+    }
+
+    static func timedAsync<T>(_ body: () async -> Staged<T>, format: (T) -> String) async -> Sample {
+        let t0 = monotonicNanos()
+        let staged = await body()
+        let t1 = monotonicNanos()
+        return Sample(ns: t1 &- t0, result: format(staged.value), metrics: metrics(computeNs: staged.computeNs))
+    }
+
+    /// One child task per block in one TaskGroup; each returns its output and the time it
+    /// spent computing it. The results come back in block order.
+    static func children<T: Sendable>(
+        _ blocks: [Range<Int>], _ body: @escaping @Sendable (Range<Int>) -> (T, UInt64)
+    ) async -> [(value: T, ns: UInt64)] {
+        await withTaskGroup(of: (Int, T, UInt64).self) { group in
+            for (w, rows) in blocks.enumerated() {
+                group.addTask {
+                    let (value, ns) = body(rows)
+                    return (w, value, ns)
+                }
+            }
+            var results = [(value: T, ns: UInt64)?](repeating: nil, count: blocks.count)
+            for await (w, value, ns) in group {
+                results[w] = (value, ns)
+            }
+            return results.map { $0! }
+        }
+    }
+
+    /// A child's own block: a new array filled by `fill`, and the time `fill` took.
+    static func filledTimed<T: BitwiseCopyable>(
+        _ count: Int, _ fill: (UnsafeMutablePointer<T>) -> Void
+    ) -> ([T], UInt64) {
+        var ns: UInt64 = 0
+        let block: [T] = filled(count) { out in
+            let t0 = monotonicNanos()
+            fill(out)
+            ns = monotonicNanos() &- t0
+        }
+        return (block, ns)
+    }
+
+    /// The parent's copy of the blocks, in order, into one new array of `count` elements.
+    static func assemble<T: BitwiseCopyable>(_ parts: [[T]], count: Int) -> [T] {
+        precondition(parts.reduce(0) { $0 + $1.count } == count)
+        return filled(count) { out in
+            var next = out
+            for part in parts {
+                part.withUnsafeBufferPointer { next.initialize(from: $0.baseAddress!, count: $0.count) }
+                next += part.count
+            }
+        }
+    }
+}
+
+struct SCStages {
+    typealias C = Cowichan
+    let workers: Int
+
+    func randmat(_ c: C.Config) async -> C.Staged<[UInt8]> {
+        let (n, seed) = (c.n, c.seed)
+        let parts = await C.children(C.blocks(rows: n, workers: workers)) { rows in
+            C.filledTimed(rows.count * n) { C.randmatRows(rows, n: n, seed: seed, into: $0) }
+        }
+        return C.Staged(C.assemble(parts.map(\.value), count: n * n), computeNs: parts.map(\.ns).max())
+    }
+
+    func thresh(_ c: C.Config, matrix: [UInt8]) async -> C.Staged<C.Mask> {
+        let n = c.n
+        let blocks = C.blocks(rows: n, workers: workers)
+        // Round one: each child returns its block's histogram and maximum.
+        let partials = await C.children(blocks) { rows in
+            matrix.withUnsafeBufferPointer { cells in
+                let t0 = monotonicNanos()
+                let histogram = C.histogram(
+                    UnsafeBufferPointer(rebasing: cells[rows.lowerBound * n..<rows.upperBound * n]))
+                return (histogram, monotonicNanos() &- t0)
+            }
+        }
+        var histogram = C.Histogram()
+        for partial in partials {
+            histogram.merge(partial.value)
+        }
+        let t = C.threshold(histogram, cells: n * n, percent: c.percent)
+        // Round two: t goes out with the children, their mask blocks come back.
+        let parts = await C.children(blocks) { rows in
+            matrix.withUnsafeBufferPointer { cells in
+                C.filledTimed(rows.count * n) {
+                    C.maskCells(
+                        UnsafeBufferPointer(rebasing: cells[rows.lowerBound * n..<rows.upperBound * n]),
+                        threshold: t, into: $0)
+                }
+            }
+        }
+        // Block w ran both rounds: its compute is the two together.
+        let computeNs = zip(partials, parts).map { $0.ns + $1.ns }.max()
+        return C.Staged(C.Mask(threshold: t, cells: C.assemble(parts.map(\.value), count: n * n)), computeNs: computeNs)
+    }
+
+    func winnow(_ c: C.Config, matrix: [UInt8], mask: [UInt8]) async throws(C.Failure) -> C.Staged<C.Winnowed> {
+        let n = c.n
+        // Each child returns its block's sorted run of candidates.
+        let runs = await C.children(C.blocks(rows: n, workers: workers)) { rows in
+            matrix.withUnsafeBufferPointer { matrix in
+                mask.withUnsafeBufferPointer { mask in
+                    let t0 = monotonicNanos()
+                    let run = C.sortedCandidates(rows, n: n, matrix: matrix, mask: mask)
+                    return (run, monotonicNanos() &- t0)
+                }
+            }
+        }
+        // The parent's merge and pick are compute too (winnow.md, Extra metrics).
+        let t0 = monotonicNanos()
+        let winnowed = try C.select(C.mergeRuns(runs.map(\.value)), nelts: c.nelts)
+        let parentNs = monotonicNanos() &- t0
+        return C.Staged(winnowed, computeNs: (runs.map(\.ns).max() ?? 0) + parentNs)
+    }
+
+    func outer(_ c: C.Config, points: [C.Point]) async -> C.Staged<C.Outer> {
+        let m = points.count
+        // Every child reads the whole point list and returns its rows of D and its slice of v.
+        let parts = await C.children(C.blocks(rows: m, workers: workers)) { rows in
+            var ns: UInt64 = 0
+            var matrix: [Double] = []
+            let vector: [Double] = C.filled(rows.count) { vector in
+                matrix = C.filled(rows.count * m) { out in
+                    points.withUnsafeBufferPointer { points in
+                        let t0 = monotonicNanos()
+                        C.outerRows(rows, points: points, matrix: out, vector: vector)
+                        ns = monotonicNanos() &- t0
+                    }
+                }
+            }
+            return (C.Outer(matrix: matrix, vector: vector), ns)
+        }
+        let outer = C.Outer(
+            matrix: C.assemble(parts.map(\.value.matrix), count: m * m),
+            vector: C.assemble(parts.map(\.value.vector), count: m))
+        return C.Staged(outer, computeNs: parts.map(\.ns).max())
+    }
+
+    func product(_ c: C.Config, outer: C.Outer) async -> C.Staged<[Double]> {
+        let m = outer.vector.count
+        let parts = await C.children(C.blocks(rows: m, workers: workers)) { rows in
+            outer.matrix.withUnsafeBufferPointer { matrix in
+                outer.vector.withUnsafeBufferPointer { vector in
+                    C.filledTimed(rows.count) { C.productRows(rows, matrix: matrix, vector: vector, into: $0) }
+                }
+            }
+        }
+        return C.Staged(C.assemble(parts.map(\.value), count: m), computeNs: parts.map(\.ns).max())
+    }
+}
