@@ -19,7 +19,7 @@ class Verdict(StrEnum):
     VERIFIED = "verified"      # equal to the spec's reference
     WRONG = "wrong"            # differs from the reference, or from the majority of variants
     UNVERIFIED = "unverified"  # no reference, and nothing (yet) to agree with
-    AGREED = "agreed"          # no reference, but every variant of the session gave this result
+    AGREED = "agreed"          # no reference, but a strict majority of the variants gave this result
     DISAGREE = "disagree"      # no reference and no majority among the variants
 
 
