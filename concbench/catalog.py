@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import collections
 import os
+import re
 import sys
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -66,6 +69,7 @@ class Benchmark:
     expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> key -> value
     repeatable: bool = False   # the spec lets `--option repeat=k` time k back-to-back kernels as one iteration
     defaults: dict[str, str] = field(default_factory=dict)   # the spec's option defaults; "{param}" = the parameter
+    formula: str = ""          # the spec's closed form of the result, e.g. "count={n * m}" (`result_formula`)
 
     def with_defaults(self, param: str, options: dict[str, str]) -> dict[str, str]:
         """The options of a point with the spec's defaults filled in ("{param}" is the parameter)."""
@@ -76,7 +80,9 @@ class Benchmark:
 
         A list of references cycles with the iteration index (matmul's four seeds)."""
         values = lookup(self.references, param, options or {})
-        return values[iteration % len(values)] if values else None
+        if values:
+            return values[iteration % len(values)]
+        return closed_form(self.formula, {self.param_name: param, **(options or {})}) if self.formula else None
 
     def metrics_for(self, param: str, options: dict[str, str] | None = None) -> dict[str, float]:
         """The deterministic metrics the spec fixes for this parameter, shape and options."""
@@ -90,6 +96,42 @@ class Benchmark:
 REPEAT = "repeat"
 
 NOT_FIXED = "n/a"   # an expected metric the spec does not fix for the points a key matches
+
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+
+
+def _evaluate(node: ast.AST, names: dict[str, int]) -> int:
+    """Integer arithmetic over the parameter and options: + - * // %, parentheses, no calls."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return names[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+        left, right = _evaluate(node.left, names), _evaluate(node.right, names)
+        return {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
+                ast.FloorDiv: int.__floordiv__, ast.Mod: int.__mod__}[type(node.op)](left, right)
+    raise ValueError(f"not integer arithmetic: {ast.dump(node)[:60]}")
+
+
+def closed_form(formula: str, values: dict[str, str]) -> str | None:
+    """The result a spec's closed form gives for these values; None when one it names is missing or
+    not an integer (then no reference exists and agreement across variants decides)."""
+    try:
+        names = {k: int(v) for k, v in values.items() if re.fullmatch(r"-?[0-9]+", v)}
+        return re.sub(r"\{([^}]*)\}", lambda m: str(_evaluate(ast.parse(m.group(1), mode="eval").body, names)),
+                      formula)
+    except (KeyError, ZeroDivisionError):
+        return None
+
+
+def _checked_formula(formula: str, path: Path) -> str:
+    for expression in re.findall(r"\{([^}]*)\}", formula):
+        try:
+            _evaluate(ast.parse(expression, mode="eval").body, collections.defaultdict(lambda: 1))
+        except (SyntaxError, ValueError) as error:
+            raise CatalogError(f"{path}: result_formula {{{expression}}}: {error}") from None
+    return str(formula)
 
 
 def lookup(table: dict, param: str, options: dict[str, str]):
@@ -260,6 +302,7 @@ def load_benchmark(path: Path) -> Benchmark:
         derived=tuple(data.get("derived", ())),
         repeatable=bool(data.get("repeatable", False)),
         defaults={str(k): str(v) for k, v in data.get("defaults", {}).items()},
+        formula=_checked_formula(data.get("result_formula", ""), path),
         expected_metrics={
             metric: {str(param): value for param, value in table.items()}
             for metric, table in data.get("expected_metrics", {}).items()

@@ -180,3 +180,28 @@ def test_metric_mismatches_name_the_metric_and_the_expected_value(catalog):
     assert metric_mismatches(chameneos, "3", options, {"self_meetings": 2, "colour_sum_mod3": 0}) == [
         "metric self_meetings=2, the spec expects 0"]
     assert missing_metrics(chameneos, "3", options, {"self_meetings": 0}) == ["colour_sum_mod3"]
+
+
+def test_closed_forms_agree_with_every_printed_reference(catalog):
+    from concbench.catalog import closed_form
+    with_formula = [b for b in catalog.benchmarks.values() if b.formula]
+    assert {b.id for b in with_formula} >= {"mutex", "prodcons", "condition", "threadring"}
+    for bench in with_formula:
+        for key, values in bench.references.items():
+            param, *options = key.split()
+            assert closed_form(bench.formula, {bench.param_name: param, **dict(o.split("=") for o in options)}) \
+                == values[0], (bench.id, key)
+
+
+def test_a_closed_form_checks_values_no_table_lists_and_needs_all_its_names(catalog):
+    threadring = catalog.benchmarks["threadring"]
+    assert threadring.reference_for("7", 0, {"ring": "3"}) == "id=2"
+    assert threadring.reference_for("7", 0, {}) is None          # ring unknown: agreement decides
+
+
+def test_a_formula_that_is_not_integer_arithmetic_is_a_catalog_error(tmp_path, root):
+    text = (root / "benchmarks" / "mutex.toml").read_text().replace("{n * m}", "{__import__('os')}")
+    path = tmp_path / "mutex.toml"
+    path.write_text(text)
+    with pytest.raises(CatalogError, match="result_formula"):
+        load_benchmark(path)
