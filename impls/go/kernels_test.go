@@ -445,7 +445,8 @@ func TestResolveUsesTheDomains(t *testing.T) {
 		for model, m := range def.Models {
 			// a --param inside the benchmark's domain that every variant takes
 			param := map[string]string{"big": "20", "chameneos": "10", "fannkuch": "7",
-				"randmat": "10", "thresh": "10", "winnow": "10", "outer": "10", "product": "10", "chain": "10"}[b]
+				"randmat": "10", "thresh": "10", "winnow": "10", "outer": "10", "product": "10", "chain": "10",
+				"mutex": "10", "prodcons": "10", "condition": "10", "threadring": "10"}[b]
 			for key, d := range m.Options {
 				if d.Int == nil {
 					continue

@@ -81,6 +81,23 @@ var benchmarks = map[string]*benchmarkDef{
 	"outer":   cowichanBenchmark(prepareOuter),
 	"product": cowichanBenchmark(prepareProduct),
 	"chain":   cowichanBenchmark(prepareChain),
+	// The coordination benchmarks (mutex.md, prodcons.md, condition.md): --param m, option n
+	// (workers, or workers per side); coordination.go.
+	"mutex":     coordinationBenchmark([]string{"lock", "channel"}, prepareMutex),
+	"prodcons":  coordinationBenchmark([]string{"cond", "channel"}, prepareProdcons),
+	"condition": coordinationBenchmark([]string{"paper", "broadcast"}, prepareCondition),
+	"threadring": {
+		Param: intDomain(0, threadringMaxN),
+		Models: map[string]modelDef{
+			"goroutines": {
+				Shapes: []string{"mutex", "channel"},
+				Options: map[string]domain{
+					"ring": intDomain(2, threadringMaxRing).withDefault("503"),
+				},
+			},
+		},
+		prepare: prepareThreadring,
+	},
 }
 
 // benchmarkDef is one benchmark of the table. The exported fields are what describe prints.

@@ -1,5 +1,5 @@
-// concbench-cpp kernels: big, chameneos, fannkuch and the Cowichan family as plain functions with
-// structured results.
+// concbench-cpp kernels: big, chameneos, fannkuch, the Cowichan family and the coordination benchmarks
+// (mutex, prodcons, condition, threadring) as plain functions with structured results.
 // main.cpp turns them into protocol lines; tests/kernels_test.cpp checks them directly. Nothing here
 // reads the command line or writes stdout.
 #pragma once
@@ -223,5 +223,64 @@ private:
 uint64_t cowichan_checksum(const ByteMatrix& v);
 uint64_t cowichan_checksum_q(const Doubles& v);  // of q(x) = llround(x*1e6)
 uint64_t cowichan_checksum(const std::vector<CowPoint>& points);  // of the flat [i0, j0, i1, j1, ...]
+
+// ---- coordination: mutex, prodcons, condition, threadring (SCOOP/Qs paper; coordination.cpp) ----
+
+// n, the workers per role, is one OS thread each (2n for prodcons and condition): bounded so a run
+// cannot ask for more threads than a machine gives; the ring likewise.
+constexpr int64_t kCoordMaxN = 10000;
+constexpr int64_t kCoordMaxM = 1000000000000LL;  // n*m and N(N+1)/2 (mod 2^64) stay well defined
+constexpr int64_t kRingMax = 10000;
+
+// mutex: Lock is n std::threads around lock_guard<std::mutex> (the paper's C++); SpinMutex and
+// QueuingMutex run the n workers as tbb tasks in a task_arena of `workers` threads.
+enum class MutexShape { Lock, SpinMutex, QueuingMutex };
+
+struct CountRun {
+    int64_t ns = 0;
+    uint64_t value = 0;  // the counter read at the end
+};
+
+// One runner per process: the tbb shapes keep their task_arena (the runtime, made untimed) across runs.
+class MutexRunner {
+public:
+    MutexRunner(MutexShape shape, int workers);
+    ~MutexRunner();
+    MutexRunner(const MutexRunner&) = delete;
+    MutexRunner& operator=(const MutexRunner&) = delete;
+    CountRun run(int n, uint64_t m);
+
+    struct Impl;
+
+private:
+    MutexShape shape_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// prodcons: n producers and n consumers (std::threads) on one std::deque, one mutex, one condvar.
+enum class ProdconsShape { Paper, NotifyEach };
+
+struct ProdconsRun {
+    int64_t ns = 0;
+    uint64_t consumed = 0;
+    uint64_t sum = 0;  // mod 2^64
+};
+
+ProdconsRun prodcons_run(ProdconsShape shape, int n, uint64_t m);
+
+// condition: n even-parity and n odd-parity std::threads increment x when x mod 2 is their parity.
+enum class ConditionShape { Paper, Broadcast, TwoCv };
+
+CountRun condition_run(ConditionShape shape, int n, uint64_t m);
+
+// threadring: R entities pass a token N, N-1, ..., 0; the one that receives 0 reports its id.
+enum class ThreadringShape { AsioPool, Blocking };
+
+struct ThreadringRun {
+    int64_t ns = 0;  // creation of the ring to the report; the teardown is left out
+    int id = 0;
+};
+
+ThreadringRun threadring_run(ThreadringShape shape, int ring, uint64_t n);
 
 }  // namespace cb

@@ -1,5 +1,6 @@
-// concbench-cpp: one binary for the C++ models (std::thread and oneTBB) of big, chameneos, fannkuch and
-// the six Cowichan benchmarks (randmat, thresh, winnow, outer, product, chain).
+// concbench-cpp: one binary for the C++ models (std::thread and oneTBB) of big, chameneos, fannkuch, the
+// six Cowichan benchmarks (randmat, thresh, winnow, outer, product, chain) and the coordination
+// benchmarks (mutex, prodcons, condition, threadring).
 //
 //   concbench-cpp describe
 //   concbench-cpp <benchmark> --model <model> --param <value> --iterations <k>
@@ -278,17 +279,23 @@ Plan prepare_big(const Request& r);
 Plan prepare_chameneos(const Request& r);
 Plan prepare_fannkuch(const Request& r);
 Plan prepare_cowichan(const Request& r);
+Plan prepare_mutex(const Request& r);
+Plan prepare_prodcons(const Request& r);
+Plan prepare_condition(const Request& r);
+Plan prepare_threadring(const Request& r);
 
 const std::vector<ModelInfo> kModels = {
     {"threads",
      "std::thread with mutexes and condition variables: an actor runtime over a pool of --workers threads or a "
      "thread per worker (big), one thread per creature with a CAS or mutex/condvar meeting place (chameneos), "
      "--workers threads taking chunks from an atomic counter (fannkuch), --workers threads on static row blocks "
-     "joined after each phase (Cowichan)"},
+     "joined after each phase (Cowichan), a thread per worker around one std::mutex and condition variables "
+     "(mutex, prodcons, condition), a ring of threads sharing one handler queue or blocked on their own "
+     "condition variables (threadring)"},
     {"tbb",
      "oneTBB inside a task_arena of --workers threads: parallel_for, parallel_reduce or a task_group over the "
      "chunks (fannkuch); parallel_for over rows, parallel_reduce with a combinable, parallel_scan and "
-     "parallel_sort (Cowichan)"},
+     "parallel_sort (Cowichan); a task_group of n tasks around a tbb::spin_mutex or tbb::queuing_mutex (mutex)"},
 };
 
 // big: N and H bound the local ids (int32) and the thread-per-worker threads; P keeps 2*N*P in 64 bits.
@@ -310,6 +317,9 @@ BenchmarkDef cowichan_benchmark(const std::string& name) {
             {{"tbb", {"parallel-for"}, cowichan_options()}, {"threads", {"blocks"}, cowichan_options()}},
             prepare_cowichan};
 }
+
+// mutex, prodcons, condition: n, the workers per role (not --workers, the pool width).
+std::vector<OptionDef> coordination_options() { return {{"n", Domain::ints(1, kCoordMaxN).with_default("32")}}; }
 
 const std::vector<BenchmarkDef>& benchmark_table() {
     static const std::vector<BenchmarkDef> table = {
@@ -342,6 +352,21 @@ const std::vector<BenchmarkDef>& benchmark_table() {
         cowichan_benchmark("outer"),
         cowichan_benchmark("product"),
         cowichan_benchmark("chain"),
+        {"mutex",
+         Domain::ints(0, kCoordMaxM),
+         {{"threads", {"lock"}, coordination_options()},
+          {"tbb", {"spin-mutex", "queuing-mutex"}, coordination_options()}},
+         prepare_mutex},
+        {"prodcons", Domain::ints(0, kCoordMaxM), {{"threads", {"paper", "notify-each"}, coordination_options()}},
+         prepare_prodcons},
+        {"condition",
+         Domain::ints(0, kCoordMaxM),
+         {{"threads", {"paper", "broadcast", "two-cv"}, coordination_options()}},
+         prepare_condition},
+        {"threadring",
+         Domain::ints(0, INT64_MAX),
+         {{"threads", {"asio-pool", "blocking"}, {{"ring", Domain::ints(2, kRingMax).with_default("503")}}}},
+         prepare_threadring},
     };
     return table;
 }
@@ -744,6 +769,98 @@ Plan prepare_cowichan(const Request& r) {
             const char* names[5] = {"randmat", "thresh", "winnow", "outer", "product"};
             for (int s = 0; s < 5; ++s) out.metric(std::string("stage_") + names[s] + "_ns", c.stage_ns[s]);
         }
+        return out;
+    };
+    return plan;
+}
+
+// ======================= mutex, prodcons, condition, threadring =======================
+
+Plan prepare_mutex(const Request& r) {
+    const int n = static_cast<int>(r.int_option("n"));
+    const uint64_t m = static_cast<uint64_t>(r.param_int());
+    const int workers = r.workers;
+    MutexShape shape;
+    if (r.shape == "lock") shape = MutexShape::Lock;
+    else if (r.shape == "spin-mutex") shape = MutexShape::SpinMutex;
+    else if (r.shape == "queuing-mutex") shape = MutexShape::QueuingMutex;
+    else internal_shape(r);
+    Plan plan;
+    auto state = std::make_shared<std::pair<std::unique_ptr<tbb::global_control>, std::unique_ptr<MutexRunner>>>();
+    if (shape == MutexShape::Lock) {
+        plan.runtime = compiler_runtime();
+    } else {
+        plan.runtime = std::string("g++ ") + __VERSION__ + ", oneTBB " + TBB_runtime_version();
+    }
+    plan.setup = [state, shape, workers] {
+        if (shape != MutexShape::Lock)  // let the arena have its W threads even beyond the CPUs TBB sees
+            state->first = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                                 static_cast<size_t>(workers));
+        state->second = std::make_unique<MutexRunner>(shape, workers);
+    };
+    plan.iterate = [state, n, m] {
+        CountRun run = state->second->run(n, m);
+        Outcome out;
+        out.ns = run.ns;
+        out.result = "count=" + std::to_string(run.value);
+        return out;
+    };
+    return plan;
+}
+
+Plan prepare_prodcons(const Request& r) {
+    const int n = static_cast<int>(r.int_option("n"));
+    const uint64_t m = static_cast<uint64_t>(r.param_int());
+    ProdconsShape shape;
+    if (r.shape == "paper") shape = ProdconsShape::Paper;
+    else if (r.shape == "notify-each") shape = ProdconsShape::NotifyEach;
+    else internal_shape(r);
+    Plan plan;
+    plan.runtime = compiler_runtime();
+    plan.iterate = [shape, n, m] {
+        ProdconsRun run = prodcons_run(shape, n, m);
+        Outcome out;
+        out.ns = run.ns;
+        out.result = "consumed=" + std::to_string(run.consumed) + " sum=" + std::to_string(run.sum);
+        return out;
+    };
+    return plan;
+}
+
+Plan prepare_condition(const Request& r) {
+    const int n = static_cast<int>(r.int_option("n"));
+    const uint64_t m = static_cast<uint64_t>(r.param_int());
+    ConditionShape shape;
+    if (r.shape == "paper") shape = ConditionShape::Paper;
+    else if (r.shape == "broadcast") shape = ConditionShape::Broadcast;
+    else if (r.shape == "two-cv") shape = ConditionShape::TwoCv;
+    else internal_shape(r);
+    Plan plan;
+    plan.runtime = compiler_runtime();
+    plan.iterate = [shape, n, m] {
+        CountRun run = condition_run(shape, n, m);
+        Outcome out;
+        out.ns = run.ns;
+        out.result = "value=" + std::to_string(run.value);
+        return out;
+    };
+    return plan;
+}
+
+Plan prepare_threadring(const Request& r) {
+    const int ring = static_cast<int>(r.int_option("ring"));
+    const uint64_t n = static_cast<uint64_t>(r.param_int());
+    ThreadringShape shape;
+    if (r.shape == "asio-pool") shape = ThreadringShape::AsioPool;
+    else if (r.shape == "blocking") shape = ThreadringShape::Blocking;
+    else internal_shape(r);
+    Plan plan;
+    plan.runtime = compiler_runtime();
+    plan.iterate = [shape, ring, n] {
+        ThreadringRun run = threadring_run(shape, ring, n);
+        Outcome out;
+        out.ns = run.ns;
+        out.result = "id=" + std::to_string(run.id);
         return out;
     };
     return plan;

@@ -11,7 +11,10 @@
 //              key order and chunked pick, outer's diagonal, product's fixed summation order, the
 //              checksums) and against the stage files' debug values, then every parallel model
 //              against the sequential kernels on random inputs at W = 1, 2, 3, 7 and n below and
-//              above W.
+//              above W;
+//   coordination mutex (every shape, tbb at W = 1, 2, 3), prodcons, condition and threadring, every
+//              shape at small sizes, n = 1, m = 0 and a ring of 2, against their closed forms: n*m,
+//              N and N(N+1)/2 with N = n*m, 2*n*m, and (N mod R) + 1.
 // The last line is "N passed, M failed"; the exit status is 1 when anything failed.
 #include "../src/kernels.hpp"
 
@@ -498,6 +501,84 @@ void test_cowichan_models() {
         }
 }
 
+
+// ======================= coordination =======================
+
+struct Nm {
+    int n;
+    uint64_t m;
+};
+const Nm kNm[] = {{1, 0}, {1, 1}, {1, 50}, {2, 1}, {3, 7}, {8, 1000}, {33, 20}};
+
+void test_mutex() {
+    struct S {
+        cb::MutexShape shape;
+        const char* name;
+        int workers;
+    };
+    const S shapes[] = {{cb::MutexShape::Lock, "threads/lock", 1},
+                        {cb::MutexShape::SpinMutex, "tbb/spin-mutex W=1", 1},
+                        {cb::MutexShape::SpinMutex, "tbb/spin-mutex W=2", 2},
+                        {cb::MutexShape::SpinMutex, "tbb/spin-mutex W=3", 3},
+                        {cb::MutexShape::QueuingMutex, "tbb/queuing-mutex W=1", 1},
+                        {cb::MutexShape::QueuingMutex, "tbb/queuing-mutex W=2", 2},
+                        {cb::MutexShape::QueuingMutex, "tbb/queuing-mutex W=3", 3}};
+    for (const S& s : shapes) {
+        cb::MutexRunner runner(s.shape, s.workers);
+        for (const Nm& p : kNm)
+            for (int rep = 0; rep < 2; ++rep) {  // the runner is reused across runs, as the binary does
+                Case c(std::string("mutex ") + s.name + " n=" + std::to_string(p.n) + " m=" + std::to_string(p.m) +
+                       " run " + std::to_string(rep));
+                cb::CountRun run = runner.run(p.n, p.m);
+                c.eq("count", run.value, static_cast<uint64_t>(p.n) * p.m);
+                c.expect("ns >= 0", run.ns >= 0);
+            }
+    }
+}
+
+void test_prodcons() {
+    const cb::ProdconsShape shapes[] = {cb::ProdconsShape::Paper, cb::ProdconsShape::NotifyEach};
+    const char* names[] = {"paper", "notify-each"};
+    for (int s = 0; s < 2; ++s)
+        for (const Nm& p : kNm) {
+            Case c(std::string("prodcons ") + names[s] + " n=" + std::to_string(p.n) + " m=" + std::to_string(p.m));
+            cb::ProdconsRun run = cb::prodcons_run(shapes[s], p.n, p.m);
+            const uint64_t total = static_cast<uint64_t>(p.n) * p.m;
+            c.eq("consumed", run.consumed, total);
+            c.eq("sum", run.sum, total * (total + 1) / 2);
+        }
+}
+
+void test_condition() {
+    const cb::ConditionShape shapes[] = {cb::ConditionShape::Paper, cb::ConditionShape::Broadcast,
+                                         cb::ConditionShape::TwoCv};
+    const char* names[] = {"paper", "broadcast", "two-cv"};
+    const Nm sizes[] = {{1, 0}, {1, 1}, {1, 100}, {2, 3}, {3, 17}, {8, 100}};
+    for (int s = 0; s < 3; ++s)
+        for (const Nm& p : sizes) {
+            Case c(std::string("condition ") + names[s] + " n=" + std::to_string(p.n) + " m=" + std::to_string(p.m));
+            cb::CountRun run = cb::condition_run(shapes[s], p.n, p.m);
+            c.eq("value", run.value, 2 * static_cast<uint64_t>(p.n) * p.m);
+        }
+}
+
+void test_threadring() {
+    const cb::ThreadringShape shapes[] = {cb::ThreadringShape::AsioPool, cb::ThreadringShape::Blocking};
+    const char* names[] = {"asio-pool", "blocking"};
+    struct Rn {
+        int ring;
+        uint64_t n;
+    };
+    const Rn sizes[] = {{2, 0}, {2, 1}, {2, 2}, {2, 101}, {3, 5}, {7, 6}, {7, 7}, {503, 0}, {503, 502}, {503, 503},
+                        {503, 1000}, {50, 5000}};
+    for (int s = 0; s < 2; ++s)
+        for (const Rn& p : sizes) {
+            Case c(std::string("threadring ") + names[s] + " R=" + std::to_string(p.ring) + " N=" + std::to_string(p.n));
+            cb::ThreadringRun run = cb::threadring_run(shapes[s], p.ring, p.n);
+            c.eq("id", run.id, static_cast<int>(p.n % static_cast<uint64_t>(p.ring)) + 1);
+        }
+}
+
 }  // namespace
 
 int main() {
@@ -512,6 +593,10 @@ int main() {
     test_cowichan_sequential_hand_made();
     test_cowichan_debug_values();
     test_cowichan_models();
+    test_mutex();
+    test_prodcons();
+    test_condition();
+    test_threadring();
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -27,8 +27,8 @@
 
 %% Models: {Name, one-line description}.
 models() ->
-    [{?MODEL, "Erlang processes and asynchronous messages: a process per worker, creature, chunk "
-      "or row block"}].
+    [{?MODEL, "Erlang processes and asynchronous messages: a process per worker, creature, chunk, "
+      "row block or ring member"}].
 
 %% Benchmarks: {Id, Param domain, [{Model, Shapes (faithful first), [{Key, Domain, Default}]}]}.
 %% A domain is {int, Min, Max} (either bound may be none), {values, [String]} or
@@ -57,7 +57,15 @@ table() ->
         [{"p", {int, 0, 100}, "1"},
          {"nelts", {int, 1, none}, "n"},
          {"seed", {int, 0, 16#FFFFFFFF}, "0"}]}]}
-     || Id <- ["randmat", "thresh", "winnow", "outer", "product", "chain"]].
+     || Id <- ["randmat", "thresh", "winnow", "outer", "product", "chain"]] ++
+    %% The coordination workloads (src/cb_coordination.erl), one process per worker: n is bounded
+    %% so that the 2n workers (and the queue or coordinator) stay within MAX_PROCS.
+    [{Id, {int, 0, none},
+      [{?MODEL, [Shape], [{"n", {int, 1, ?MAX_PROCS div 2}, "32"}]}]}
+     || {Id, Shape} <- [{"mutex", "counter"}, {"prodcons", "queue"},
+                        {"condition", "coordinator"}]] ++
+    [{"threadring", {int, 0, none},
+      [{?MODEL, ["ring"], [{"ring", {int, 2, ?MAX_PROCS}, "503"}]}]}].
 
 %% ---------------------------------------------------------------- entry
 
@@ -264,6 +272,10 @@ spec("fannkuch", R = #{shape := Shape, n := N, workers := W}) ->
             _ -> int(option(R, "chunks"))
         end,
     {fannkuch, list_to_atom(Shape), N, K, W};
+spec("threadring", R = #{n := N}) ->
+    {threadring, N, int(option(R, "ring"))};
+spec(Bench, R = #{n := M}) when Bench =:= "mutex"; Bench =:= "prodcons"; Bench =:= "condition" ->
+    {coordination, list_to_atom(Bench), int(option(R, "n")), M};
 spec(Bench, R = #{shape := Shape, n := N, workers := W}) ->
     Nelts = case given(R, "nelts") of
                 true -> int(option(R, "nelts"));
@@ -311,6 +323,8 @@ kernel({big, Shape, N, P, H}) -> cb_big:iteration(Shape, N, P, H);
 kernel({chameneos, encore, C, M}) -> cb_chameneos:encore(C, M);
 kernel({chameneos, redux, N}) -> cb_chameneos:redux(N);
 kernel({fannkuch, Shape, N, K, W}) -> cb_fannkuch:iteration(Shape, N, K, W);
+kernel({coordination, Bench, N, M}) -> cb_coordination:Bench(N, M);
+kernel({threadring, N, R}) -> cb_coordination:threadring(N, R);
 kernel({cowichan, Bench, Shape, Cfg, Input}) -> cb_cowichan:iteration(Bench, Shape, Cfg, Input).
 
 runtime() ->

@@ -26,6 +26,7 @@ import System.IO (hPutStrLn, stderr)
 import System.Info (fullCompilerVersion)
 import System.Mem (performMajorGC)
 
+import Coordination (coordination)
 import CowichanRun
 import qualified Protocol
 
@@ -47,6 +48,8 @@ models =
   [ ("repa", "Repa parallel arrays (computeP, foldP, selectP on Repa's gang of -N threads), randmat with par over row chunks: the paper's Haskell")
   , ("par", "Control.Parallel.Strategies: one spark per static row block (parList rdeepseq), the blocks copied into one output")
   , ("seq", "sequential: the kernels on one Haskell thread")
+  , ("stm", "Control.Concurrent.STM on forkIO threads: TVars and TQueues, blocking by retry (the paper's Haskell for mutex, prodcons, condition)")
+  , ("mvar", "MVars on forkIO threads: modifyMVar_, the MVar-based Chan, a ring of MVars (the paper's Haskell for threadring)")
   ]
 
 -- | n ≤ 10^6 keeps a winnow candidate's flat index i·n + j below bit 40 of its sort key.
@@ -63,8 +66,34 @@ cowichan = Benchmark (IntDomain (Just 1) (Just maxN) Nothing)
       , ("seed", IntDomain (Just 0) (Just 4294967295) (Just "0"))
       ]
 
+-- | The coordination benchmarks: --param m (or N), the entity count n (or ring) as an option.
+-- n ≤ 10^5 keeps 2n forkIO threads and their counts well inside memory; n·m fits an Int.
+maxWorkers, maxCount :: Integer
+maxWorkers = 100000
+maxCount = 1000000000
+
+coordinationBench :: [(String, [String])] -> Benchmark
+coordinationBench ms = Benchmark (IntDomain (Just 0) (Just maxCount) Nothing)
+  [ (m, Served sh [("n", IntDomain (Just 1) (Just maxWorkers) (Just "32"))]) | (m, sh) <- ms ]
+
+threadring :: Benchmark
+threadring = Benchmark (IntDomain (Just 0) (Just 2147483647) Nothing)
+  [ ("mvar", Served ["mvar"] [("ring", IntDomain (Just 2) (Just 1000000) (Just "503"))]) ]
+
+-- | Which benchmarks are coordination ones, with the name of their count option and its default.
+coordinationCount :: String -> Maybe (String, Integer)
+coordinationCount b
+  | b `elem` ["mutex", "prodcons", "condition"] = Just ("n", 32)
+  | b == "threadring" = Just ("ring", 503)
+  | otherwise = Nothing
+
 benchmarks :: [(String, Benchmark)]
-benchmarks = [ (b, cowichan) | b <- ["randmat", "thresh", "winnow", "outer", "product", "chain"] ]
+benchmarks = [ (b, cowichan) | b <- ["randmat", "thresh", "winnow", "outer", "product", "chain"] ] ++
+  [ ("mutex", coordinationBench [("stm", ["stm-batched", "stm"]), ("mvar", ["mvar"])])
+  , ("prodcons", coordinationBench [("stm", ["stm-batched", "stm"]), ("mvar", ["chan"])])
+  , ("condition", coordinationBench [("stm", ["stm"])])
+  , ("threadring", threadring)
+  ]
 
 -- ---------------------------------------------------------------- describe
 
@@ -159,7 +188,8 @@ parseArgs (b : rest) = go (Cli b Nothing Nothing Nothing Nothing []) rest
 -- | A command line checked against the table.
 data Request = Request
   { rBenchmark :: String, rModel :: String, rShape :: String, rIterations :: Int
-  , rWorkers :: Maybe Int, rN :: Int, rP :: Int, rNelts :: Int, rSeed :: Integer }
+  , rWorkers :: Maybe Int, rN :: Int, rP :: Int, rNelts :: Int, rSeed :: Integer
+  , rCount :: Int }  -- a coordination benchmark's n (or ring)
 
 -- | Checks the command line against the table: benchmark, model, --param, shape, option keys
 -- and values; then the one combination the domains cannot express (nelts ≤ n²: winnow picks
@@ -188,7 +218,8 @@ resolve c = do
   return Request
     { rBenchmark = cBenchmark c, rModel = model, rShape = shape, rIterations = iters, rWorkers = cWorkers c
     , rN = fromInteger n, rP = fromInteger (fromMaybe 1 (opt "p")), rNelts = fromInteger nelts
-    , rSeed = fromMaybe 0 (opt "seed") }
+    , rSeed = fromMaybe 0 (opt "seed")
+    , rCount = maybe 0 (\(key, def) -> fromInteger (fromMaybe def (opt key))) (coordinationCount (cBenchmark c)) }
   where known = intercalate ", " . sort
 
 -- ---------------------------------------------------------------- main
@@ -214,7 +245,11 @@ run r = body `catch` fatal
       let w = fromMaybe caps (rWorkers r)
           setup = Setup (rN r) (rP r) (rNelts r) (fromInteger (rSeed r)) w
       Protocol.hello "haskell" ("GHC " ++ showVersion fullCompilerVersion ++ " -threaded -N" ++ show caps) (rModel r)
-      job <- prepareCowichan (rBenchmark r) (kernelsFor (rModel r) w) setup
+      job <- case coordinationCount (rBenchmark r) of
+        Just _ -> return $ do
+          (ns, res) <- coordination (rBenchmark r) (rShape r) (rCount r) (rN r)
+          return (Outcome ns res [])
+        Nothing -> prepareCowichan (rBenchmark r) (kernelsFor (rModel r) w) setup
       lastMetrics <- newIORef []
       forM_ [0 .. rIterations r - 1] $ \i -> do
         -- the previous iteration's garbage is collected here, outside the timed region

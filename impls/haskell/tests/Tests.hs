@@ -15,6 +15,7 @@ import Data.Word (Word32)
 import System.Exit (exitFailure)
 import qualified Data.Vector.Unboxed as U
 
+import Coordination
 import Cowichan
 import CowichanRun
 
@@ -40,6 +41,11 @@ main = do
   forM_ [1, 2, 3, 7] $ \caps -> do
     setNumCapabilities caps
     modelTests check caps "par"
+  setNumCapabilities caps0
+  -- the coordination kernels at 1 capability and at the start-up count (make test: 2 and 3)
+  forM_ [1, caps0] $ \caps -> do
+    setNumCapabilities caps
+    coordinationTests check caps
   setNumCapabilities caps0
   Tally ok bad <- readIORef tally
   putStrLn (show ok ++ " passed, " ++ show bad ++ " failed")
@@ -230,3 +236,32 @@ modelTests check caps model = do
       check ("runner metrics " ++ tag)
         ((bench /= "chain" || all (`elem` names) ["stage_randmat_ns", "stage_thresh_ns", "stage_winnow_ns", "stage_outer_ns", "stage_product_ns"])
           && (model /= "par" || "compute_ns" `elem` names))
+
+-- | The coordination benchmarks, every shape, against their closed forms: mutex n·m, prodcons
+-- N = n·m items summing to N(N+1)/2, condition 2·n·m, threadring (N mod R) + 1. n = 1 and m = 0
+-- included; the ring down to 2 entities.
+coordinationTests :: Check -> Int -> IO ()
+coordinationTests check caps = do
+  let sizes = [(n, m) | n <- [1, 2, 3, 8], m <- [0, 1, 7, 100]]
+      at n m = " n=" ++ show n ++ " m=" ++ show m ++ " caps=" ++ show caps
+  forM_ ["stm-batched", "stm", "mvar"] $ \shape -> forM_ sizes $ \(n, m) -> do
+    (_, r) <- mutexRun shape n m
+    check ("mutex " ++ shape ++ at n m) (r == "count=" ++ show (n * m))
+  forM_ ["stm-batched", "stm", "chan"] $ \shape -> forM_ sizes $ \(n, m) -> do
+    (_, r) <- prodconsRun shape n m
+    let total = n * m
+    check ("prodcons " ++ shape ++ at n m)
+      (r == "consumed=" ++ show total ++ " sum=" ++ show (total * (total + 1) `div` 2))
+  forM_ sizes $ \(n, m) -> do
+    (_, r) <- conditionRun "stm" n m
+    check ("condition stm" ++ at n m) (r == "value=" ++ show (2 * n * m))
+  forM_ [2, 3, 5, 503] $ \ring -> forM_ [0, 1, 2, 7, 1000] $ \t -> do
+    (_, r) <- threadringRun "mvar" ring t
+    check ("threadring mvar ring=" ++ show ring ++ " N=" ++ show t ++ " caps=" ++ show caps)
+      (r == "id=" ++ show (t `mod` ring + 1))
+  -- a hand-simulated ring: 3 entities, N = 4 goes 1 -> 2 -> 3 -> 1 -> 2, and 2 receives 0
+  (_, r) <- threadringRun "mvar" 3 4
+  check "threadring: N=4 on a ring of 3 ends at entity 2" (r == "id=2")
+  -- a hand-counted sum: two producers of 5 items put 1..10
+  (_, r2) <- prodconsRun "stm" 2 5
+  check "prodcons: items 1..10 sum to 55" (r2 == "consumed=10 sum=55")

@@ -205,6 +205,90 @@ public final class KernelsTest {
         }
     }
 
+    // ---- the coordination benchmarks (mutex, prodcons, condition, threadring) ----------------------
+
+    static final int[] COORD_N = {1, 2, 3, 8};
+    static final long[] COORD_M = {0, 1, 7, 300};
+
+    static void mutex() throws Exception {
+        for (String shape : new String[] {"lock", "reentrant-lock"}) {
+            for (int n : COORD_N) {
+                for (long m : COORD_M) {
+                    Main.Bench b = new Coordination.Mutex(shape, n, m);
+                    for (int it = 0; it < 2; it++) equal(b.iterate().result, "count=" + n * m, "mutex " + shape + " n=" + n + " m=" + m + " it=" + it);
+                }
+            }
+        }
+    }
+
+    static void prodcons() throws Exception {
+        for (String shape : new String[] {"paper", "notify-each"}) {
+            for (int n : COORD_N) {
+                for (long m : COORD_M) {
+                    long total = n * m;
+                    // The items are 1..N: their sum, added one by one (no closed form shared with the kernel).
+                    long sum = 0;
+                    for (long v = 1; v <= total; v++) sum += v;
+                    Main.Bench b = new Coordination.ProdCons(shape, n, m);
+                    for (int it = 0; it < 2; it++) {
+                        equal(b.iterate().result, "consumed=" + total + " sum=" + sum, "prodcons " + shape + " n=" + n + " m=" + m + " it=" + it);
+                    }
+                }
+            }
+        }
+        // The 64-bit wrap of the checksum: Σ 1..N for N = 2^32 is 2^63 + 2^31, printed unsigned.
+        equal(Long.toUnsignedString((1L << 63) + (1L << 31)), "9223372039002259456", "prodcons unsigned sum formatting");
+    }
+
+    static void condition() throws Exception {
+        for (String shape : new String[] {"paper", "broadcast", "two-cv"}) {
+            for (int n : COORD_N) {
+                for (long m : COORD_M) {
+                    Main.Bench b = new Coordination.Parity(shape, n, m);
+                    for (int it = 0; it < 2; it++) equal(b.iterate().result, "value=" + 2 * n * m, "condition " + shape + " n=" + n + " m=" + m + " it=" + it);
+                }
+            }
+        }
+    }
+
+    /** threadring by walking the token hop by hop: entity 1 holds N, each hop moves to the successor with one less. */
+    static int ringHolderOfZero(int ring, int tokens) {
+        int id = 1;
+        for (int t = tokens; t > 0; t--) id = id % ring + 1;
+        return id;
+    }
+
+    static void threadring() throws Exception {
+        equal(ringHolderOfZero(503, 1000), (1000 % 503) + 1, "threadring walk against (N mod R) + 1");
+        int[][] sizes = {{2, 0}, {2, 1}, {2, 2}, {2, 1001}, {3, 3}, {3, 5}, {7, 6}, {7, 7}, {7, 100}, {503, 0}, {503, 502}, {503, 1000}};
+        for (String shape : new String[] {"asio-pool", "blocking", "synchronous-queue"}) {
+            for (int[] s : sizes) {
+                Main.Bench b = new Coordination.ThreadRing(shape, s[0], s[1]);
+                for (int it = 0; it < 2; it++) {
+                    equal(b.iterate().result, "id=" + ringHolderOfZero(s[0], s[1]), "threadring " + shape + " R=" + s[0] + " N=" + s[1] + " it=" + it);
+                }
+            }
+        }
+    }
+
+    /** Each coordination benchmark's default shape and options, through the table's parse and factory. */
+    static void coordinationDefaults() throws Exception {
+        String[][] lines = {
+            {"mutex", "--model", "threads", "--param", "10", "--iterations", "1"},
+            {"prodcons", "--model", "threads", "--param", "10", "--iterations", "1"},
+            {"condition", "--model", "threads", "--param", "10", "--iterations", "1"},
+            {"threadring", "--model", "threads", "--param", "10", "--iterations", "1"},
+        };
+        long n = 32;
+        long total = n * 10;
+        String[] want = {"count=" + total, "consumed=" + total + " sum=" + total * (total + 1) / 2, "value=" + 2 * total,
+            "id=" + ringHolderOfZero(503, 10)};
+        for (int i = 0; i < lines.length; i++) {
+            Main.Request r = Main.parse(lines[i]);
+            equal(Main.BENCHMARKS.get(r.benchmark).factory.create(r).iterate().result, want[i], lines[i][0] + " defaults");
+        }
+    }
+
     // ---- the JSON writer -----------------------------------------------------------------------
 
     static void json() {
@@ -219,6 +303,11 @@ public final class KernelsTest {
             fannkuch();
             chameneos();
             big();
+            mutex();
+            prodcons();
+            condition();
+            threadring();
+            coordinationDefaults();
         } catch (Throwable t) {
             failed++;
             System.out.println("FAIL: exception " + t);

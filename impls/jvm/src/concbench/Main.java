@@ -157,7 +157,9 @@ public final class Main {
 
     static {
         MODELS.put("threads", "Java threads and executors: an actor runtime over a fixed pool (big), one thread per creature "
-                + "with a synchronized meeting place (chameneos), an ExecutorService or an atomic task counter (fannkuch)");
+                + "with a synchronized meeting place (chameneos), an ExecutorService or an atomic task counter (fannkuch), "
+                + "one thread per worker or ring entity blocking on monitors, ReentrantLock conditions, LockSupport.park or "
+                + "SynchronousQueue (mutex, prodcons, condition, threadring)");
         MODELS.put("forkjoin", "java.util.concurrent.ForkJoinPool of --workers: one RecursiveTask per fannkuch chunk, invokeAll and join");
 
         Map<String, Domain> big = options(
@@ -177,6 +179,18 @@ public final class Main {
         BENCHMARKS.put("fannkuch", new Benchmark(Domain.ints(3L, (long) Fannkuch.MAX_N, null), Fannkuch::create)
                 .serve("threads", List.of("pool", "counter"), fannkuch)
                 .serve("forkjoin", List.of("pool"), fannkuch));
+
+        // The SCOOP/Qs coordination benchmarks: n is workers per group (not --workers), one OS thread each.
+        Map<String, Domain> workersN = options("n", Domain.ints(1L, (long) Coordination.MAX_N, "32"));
+        BENCHMARKS.put("mutex", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.Mutex::create)
+                .serve("threads", List.of("lock", "reentrant-lock"), workersN));
+        BENCHMARKS.put("prodcons", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.ProdCons::create)
+                .serve("threads", List.of("paper", "notify-each"), workersN));
+        BENCHMARKS.put("condition", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.Parity::create)
+                .serve("threads", List.of("paper", "broadcast", "two-cv"), workersN));
+        BENCHMARKS.put("threadring", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.ThreadRing::create)
+                .serve("threads", List.of("asio-pool", "blocking", "synchronous-queue"),
+                        options("ring", Domain.ints(2L, (long) Coordination.MAX_RING, "503"))));
     }
 
     /** The describe line's object, built from the table. */

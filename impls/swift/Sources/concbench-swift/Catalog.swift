@@ -131,6 +131,14 @@ enum Catalog {
     static let nelts = OptionSpec("nelts", .int(min: 1), default: nil)
     static let seed = OptionSpec("seed", .int(min: 0, max: Int(UInt32.max)), default: "0")
 
+    /// mutex, prodcons, condition: n workers (per role or parity; not `--workers`). The gcd
+    /// shapes with dedicated threads start 2n of them, hence the bound.
+    static let coordinationWorkers = OptionSpec("n", .int(min: 1, max: 4096), default: "32")
+    /// m per worker: with n at most 4096, n*m stays far from overflow.
+    static let coordinationOps = Domain.int(min: 0, max: 1_000_000_000)
+    /// threadring: the ring size R, one task, actor or queue per entity.
+    static let ring = OptionSpec("ring", .int(min: 2, max: 100_000), default: "503")
+
     /// A gcd entry: every gcd shape also takes `driver`.
     static func gcd(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
         ModelSpec(name: "gcd", shapes: shapes, options: [driver] + options)
@@ -201,6 +209,31 @@ enum Catalog {
             models: [
                 gcd(Fannkuch.GCDShape.allCases.map(\.rawValue), [chunks]), sc(["task-group"], [chunks]),
                 seq(["plain"], [chunks]),
+            ]),
+        BenchmarkSpec(
+            name: "mutex", param: coordinationOps,
+            models: [
+                gcd(Coordination.MutexGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
+                sc(["actor"], [coordinationWorkers]),
+            ]),
+        BenchmarkSpec(
+            name: "prodcons", param: coordinationOps,
+            models: [
+                gcd(Coordination.ProdConsGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
+                sc(["actor"], [coordinationWorkers]),
+            ]),
+        BenchmarkSpec(
+            name: "condition", param: coordinationOps,
+            models: [
+                gcd(Coordination.ConditionGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
+                sc(["actor"], [coordinationWorkers]),
+            ]),
+        // N is the token, so also the number of passes; 0 makes entity 1 answer at once.
+        BenchmarkSpec(
+            name: "threadring", param: .int(min: 0),
+            models: [
+                gcd(Threadring.GCDShape.allCases.map(\.rawValue), [ring]),
+                sc(Threadring.SCShape.allCases.map(\.rawValue), [ring]),
             ]),
     ] + Cowichan.Benchmark.allCases.map { benchmark in
         // n is bounded by winnow's key packing and the memory of n² cells.
@@ -479,6 +512,39 @@ enum Catalog {
         case ("fannkuch", "seq", "plain"):
             let split = Fannkuch.Split(n: c.n, chunks: c.int("chunks"))
             return .blocking(onPool: false, kernel: { _ in Fannkuch.seqPlain(split) }, spawns: nil)
+
+        case ("mutex", "sc", "actor"):
+            let (n, m) = (c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Coordination.mutexSC(n: n, m: m) }, spawns: nil)
+        case ("mutex", "gcd", _):
+            let shape = Coordination.MutexGCDShape(rawValue: c.shape)!
+            let (n, m) = (c.int("n"), c.n)
+            return .blocking(onPool: pool, kernel: { _ in Coordination.mutexGCD(shape, n: n, m: m) }, spawns: nil)
+        case ("prodcons", "sc", "actor"):
+            let (n, m) = (c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Coordination.prodconsSC(n: n, m: m) }, spawns: nil)
+        case ("prodcons", "gcd", _):
+            let shape = Coordination.ProdConsGCDShape(rawValue: c.shape)!
+            let (n, m) = (c.int("n"), c.n)
+            return .blocking(
+                onPool: pool, kernel: { _ in Coordination.prodconsGCD(shape, n: n, m: m) }, spawns: nil)
+        case ("condition", "sc", "actor"):
+            let (n, m) = (c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Coordination.conditionSC(n: n, m: m) }, spawns: nil)
+        case ("condition", "gcd", _):
+            let shape = Coordination.ConditionGCDShape(rawValue: c.shape)!
+            let (n, m) = (c.int("n"), c.n)
+            return .blocking(
+                onPool: pool, kernel: { _ in Coordination.conditionGCD(shape, n: n, m: m) }, spawns: nil)
+        case ("threadring", "sc", _):
+            let shape = Threadring.SCShape(rawValue: c.shape)!
+            let (tokens, ring) = (c.n, c.int("ring"))
+            return .suspending(kernel: { _ in await Threadring.sc(shape, tokens: tokens, ring: ring) }, spawns: nil)
+        case ("threadring", "gcd", _):
+            let shape = Threadring.GCDShape(rawValue: c.shape)!
+            let (tokens, ring) = (c.n, c.int("ring"))
+            return .blocking(
+                onPool: pool, kernel: { _ in Threadring.gcd(shape, tokens: tokens, ring: ring) }, spawns: nil)
 
         case let (name, model, shape) where Cowichan.Benchmark(rawValue: name) != nil:
             // The stage's input is built here, once, before the first iteration (rule 3).
