@@ -73,7 +73,7 @@ threadring_test_() ->
 %% One process per worker plus the counter, queue or coordinator; one per ring member.
 spawn_count_test_() ->
     [{name("~s spawns ~b", [What, Want]),
-      fun() -> ?assertEqual(Want, cb_spawns:count(Fun)) end}
+      fun() -> ?assertEqual(Want, cb_test_helpers:spawn_count(Fun)) end}
      || {What, Want, Fun} <-
             [{"mutex n=1", 2, fun() -> cb_coordination:mutex(1, 3) end},
              {"mutex n=8", 9, fun() -> cb_coordination:mutex(8, 3) end},

@@ -27,15 +27,6 @@ assert_true(Got, Text, Line) ->
 
 name(Fmt, Args) -> lists:flatten(io_lib:format(Fmt, Args)).
 
-%% A kernel call in a fresh process that does not trap exits (as the front end runs it).
-isolated(Fun) ->
-    Parent = self(),
-    {Pid, Ref} = spawn_monitor(fun() -> Parent ! {self(), Fun()} end),
-    receive
-        {Pid, Value} -> erlang:demonitor(Ref, [flush]), Value;
-        {'DOWN', Ref, process, Pid, Reason} -> error({kernel_crashed, Reason})
-    after 60000 -> exit(Pid, kill), error(kernel_timeout)
-    end.
 
 %% ------------------------------------------------------------------ the sequential kernel
 
@@ -194,7 +185,7 @@ thresh_ties_test_() ->
               ?assertEqual(Want, T),
               ?assertEqual(lists:sum([1 || V <- lists:append(?TIE_M), V >= Want]),
                            lists:sum(lists:append(Mask))),
-              {{T2, Mask2}, _} = isolated(fun() ->
+              {{T2, Mask2}, _} = cb_test_helpers:isolated(fun() ->
                                                   cb_cowichan:thresh(Shape, to_shape(Shape, bytes, ?TIE_M),
                                                                      3, P, W)
                                           end),
@@ -212,7 +203,7 @@ winnow_order_test_() ->
     [{name("winnow order ~s W=~b", [Shape, W]),
       fun() ->
               Run = fun(Mk, Nelts) ->
-                            {{K, P}, _} = isolated(fun() ->
+                            {{K, P}, _} = cb_test_helpers:isolated(fun() ->
                                                            cb_cowichan:winnow(Shape, to_shape(Shape, bytes, ?ORDER_M),
                                                                               to_shape(Shape, bytes, Mk), 3, Nelts, W)
                                                    end),
@@ -236,7 +227,7 @@ winnow_too_few_test_() ->
               M = to_shape(Shape, bytes, ?ORDER_M),
               Mask = to_shape(Shape, bytes, [[1, 0, 0], [0, 0, 0], [0, 0, 1]]),
               ?assertEqual(crashed,
-                           try isolated(fun() -> cb_cowichan:winnow(Shape, M, Mask, 3, 3, 2) end)
+                           try cb_test_helpers:isolated(fun() -> cb_cowichan:winnow(Shape, M, Mask, 3, 3, 2) end)
                            catch error:{kernel_crashed, _} -> crashed
                            end)
       end}
@@ -254,20 +245,20 @@ stages_test_() ->
 
 stages(N, Shape, W) ->
     Seed = rand:uniform(1 bsl 32) - 1,
-    {M, C1} = isolated(fun() -> cb_cowichan:randmat(Shape, N, Seed, W) end),
+    {M, C1} = cb_test_helpers:isolated(fun() -> cb_cowichan:randmat(Shape, N, Seed, W) end),
     ?assertEqual(seq_randmat(N, Seed), cb_cowichan:matrix_to_lists(Shape, bytes, M)),
     ?assert(is_integer(C1) andalso C1 >= 0),
 
     RM = [[rand:uniform(100) - 1 || _ <- lists:seq(1, N)] || _ <- lists:seq(1, N)],
     P = rand:uniform(101) - 1,
     {T, Mask} = seq_thresh(RM, P),
-    {{T2, Mask2}, _} = isolated(fun() -> cb_cowichan:thresh(Shape, to_shape(Shape, bytes, RM), N, P, W) end),
+    {{T2, Mask2}, _} = cb_test_helpers:isolated(fun() -> cb_cowichan:thresh(Shape, to_shape(Shape, bytes, RM), N, P, W) end),
     ?assertEqual({T, Mask}, {T2, cb_cowichan:matrix_to_lists(Shape, bytes, Mask2)}),
 
     RMask = [[rand:uniform(2) - 1 || _ <- lists:seq(1, N)] || _ <- lists:seq(1, N)],
     K = lists:sum(lists:append(RMask)),
     [begin
-         {{K2, Pts}, _} = isolated(fun() ->
+         {{K2, Pts}, _} = cb_test_helpers:isolated(fun() ->
                                            cb_cowichan:winnow(Shape, to_shape(Shape, bytes, RM),
                                                               to_shape(Shape, bytes, RMask), N, Nelts, W)
                                    end),
@@ -279,13 +270,13 @@ stages(N, Shape, W) ->
                            rand:uniform(min(N * N, 2 * N + 1))),
     Nelts2 = length(Points),
     {D, V} = seq_outer(Points),
-    {{D2, V2}, _} = isolated(fun() -> cb_cowichan:outer(Shape, pts_to_shape(Shape, Points), Nelts2, W) end),
+    {{D2, V2}, _} = cb_test_helpers:isolated(fun() -> cb_cowichan:outer(Shape, pts_to_shape(Shape, Points), Nelts2, W) end),
     ?assertEqual(D, cb_cowichan:matrix_to_lists(Shape, floats, D2)),
     ?assertEqual(V, cb_cowichan:vector_to_list(Shape, V2)),
 
     RD = [[(rand:uniform() - 0.5) * 1.0e4 || _ <- lists:seq(1, Nelts2)] || _ <- lists:seq(1, Nelts2)],
     RV = [(rand:uniform() - 0.5) * 1.0e3 || _ <- lists:seq(1, Nelts2)],
-    {R, _} = isolated(fun() ->
+    {R, _} = cb_test_helpers:isolated(fun() ->
                               cb_cowichan:product(Shape, to_shape(Shape, floats, RD), vec_to_shape(Shape, RV),
                                                   Nelts2, W)
                       end),
@@ -321,7 +312,7 @@ iterations(N, P, Want, Seed, Shape, W) ->
     Cfg = #{n => N, p => P, nelts => Nelts, seed => Seed, workers => W},
     [begin
          {Ns, Result, Metrics} =
-             isolated(fun() ->
+             cb_test_helpers:isolated(fun() ->
                               Input = cb_cowichan:prepare(Bench, Shape, Cfg),
                               cb_cowichan:iteration(Bench, Shape, Cfg, Input)
                       end),
@@ -340,7 +331,7 @@ iterations(N, P, Want, Seed, Shape, W) ->
 %% tracing the spawns of the process that runs the stage.
 processes_test_() ->
     [{name("~s ~s n=~b W=~b spawns ~b", [Stage, Shape, N, W, min(N, W)]),
-      fun() -> ?assertEqual(min(N, W), cb_spawns:count(stage_fun(Stage, Shape, N, W))) end}
+      fun() -> ?assertEqual(min(N, W), cb_test_helpers:spawn_count(stage_fun(Stage, Shape, N, W))) end}
      || Stage <- [randmat, thresh, outer, product], Shape <- ?SHAPES,
         {N, W} <- [{2, 4}, {5, 3}, {1, 7}, {10, 10}]].
 

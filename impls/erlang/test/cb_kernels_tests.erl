@@ -25,17 +25,6 @@ assert_true(Got, Text, Line) ->
 
 %% ------------------------------------------------------------------ helpers
 
-%% Runs a kernel call in a fresh process that does not trap exits and links to what it spawns,
-%% as the front end does; returns its result, or fails the test with the crash reason.
-isolated(Fun) ->
-    Parent = self(),
-    {Pid, Ref} = spawn_monitor(fun() -> Parent ! {self(), Fun()} end),
-    receive
-        {Pid, Value} -> erlang:demonitor(Ref, [flush]), Value;
-        {'DOWN', Ref, process, Pid, Reason} -> error({kernel_crashed, Reason})
-    after 60000 -> exit(Pid, kill), error(kernel_timeout)
-    end.
-
 metric(Name, Metrics) ->
     {Name, V} = lists:keyfind(Name, 1, Metrics),
     V.
@@ -71,7 +60,7 @@ fact(0) -> 1;
 fact(K) -> K * fact(K - 1).
 
 fannkuch(Shape, N, K, W) ->
-    {Ns, Result, _} = isolated(fun() -> cb_fannkuch:iteration(Shape, N, K, W) end),
+    {Ns, Result, _} = cb_test_helpers:isolated(fun() -> cb_fannkuch:iteration(Shape, N, K, W) end),
     ?assert(is_integer(Ns) andalso Ns >= 0),
     Result.
 
@@ -97,7 +86,7 @@ fannkuch_shapes_test_() ->
 %% per task of ceil(n!/ceil(n!/K)), pool W: counted by tracing the spawns of the kernel's process.
 fannkuch_process_count_test_() ->
     [{lists:flatten(io_lib:format("n=~b ~s K=~b W=~b spawns ~b", [N, Shape, K, W, Want])),
-      fun() -> ?assertEqual(Want, cb_spawns:count(fun() -> cb_fannkuch:iteration(Shape, N, K, W) end)) end}
+      fun() -> ?assertEqual(Want, cb_test_helpers:spawn_count(fun() -> cb_fannkuch:iteration(Shape, N, K, W) end)) end}
      || {Shape, N, K, W, Want} <- [{'n-processes', 5, 150, 2, 5}, {'n-processes', 8, 150, 2, 8},
                                    {'n-processes', 8, 8, 3, 8},
                                    {'per-chunk', 7, 150, 2, 149}, {'per-chunk', 8, 150, 2, 150},
@@ -115,7 +104,7 @@ initial_colour_sum_mod3(C) ->
 chameneos_encore_test_() ->
     [{lists:flatten(io_lib:format("encore C=~b M=~b", [C, M])),
       fun() ->
-              {_, Result, Metrics} = isolated(fun() -> cb_chameneos:encore(C, M) end),
+              {_, Result, Metrics} = cb_test_helpers:isolated(fun() -> cb_chameneos:encore(C, M) end),
               ?assertEqual(lists:flatten(io_lib:format("meetings=~b creature_meetings=~b",
                                                        [M, 2 * M])), Result),
               ?assertEqual(0, metric(self_meetings, Metrics)),
@@ -131,7 +120,7 @@ chameneos_encore_test_() ->
 chameneos_redux_test_() ->
     [{lists:flatten(io_lib:format("redux n=~b", [N])),
       fun() ->
-              {_, Result, Metrics} = isolated(fun() -> cb_chameneos:redux(N) end),
+              {_, Result, Metrics} = cb_test_helpers:isolated(fun() -> cb_chameneos:redux(N) end),
               ?assertEqual(lists:flatten(io_lib:format(
                                            "meetings3=~b creature_meetings3=~b "
                                            "meetings10=~b creature_meetings10=~b",
@@ -169,7 +158,7 @@ big_test_() ->
     [{lists:flatten(io_lib:format("~s N=~b P=~b H=~b", [Shape, N, P, H])),
       fun() ->
               {Want, WantMin, WantMax} = big_expected(N, P, H),
-              {_, Result, Metrics} = isolated(fun() -> cb_big:iteration(Shape, N, P, H) end),
+              {_, Result, Metrics} = cb_test_helpers:isolated(fun() -> cb_big:iteration(Shape, N, P, H) end),
               ?assertEqual(Want, Result),
               ?assertEqual(WantMin, metric(min_recv, Metrics)),
               ?assertEqual(WantMax, metric(max_recv, Metrics))
