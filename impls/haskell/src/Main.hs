@@ -18,7 +18,7 @@ import qualified Data.Aeson.Key as Key
 import Data.Char (isDigit)
 import Data.IORef (newIORef, readIORef, writeIORef)
 import Data.List (intercalate, sort)
-import Data.Maybe (catMaybes, fromMaybe)
+import Data.Maybe (catMaybes, fromMaybe, isJust)
 import Data.Version (showVersion)
 import System.Environment (getArgs)
 import System.Exit (ExitCode (..), exitWith)
@@ -26,6 +26,7 @@ import System.IO (hPutStrLn, stderr)
 import System.Info (fullCompilerVersion)
 import System.Mem (performMajorGC)
 
+import Chameneos (encoreRun, maxCreatures, maxMeetings, minCreatures, reduxRun)
 import Coordination (coordination)
 import CowichanRun
 import qualified Protocol
@@ -49,7 +50,7 @@ models =
   , ("par", "Control.Parallel.Strategies: one spark per static row block (parList rdeepseq), the blocks copied into one output")
   , ("seq", "sequential: the kernels on one Haskell thread")
   , ("stm", "Control.Concurrent.STM on forkIO threads: TVars and TQueues, blocking by retry (the paper's Haskell for mutex, prodcons, condition)")
-  , ("mvar", "MVars on forkIO threads: modifyMVar_, the MVar-based Chan, a ring of MVars (the paper's Haskell for threadring)")
+  , ("mvar", "MVars on forkIO threads: modifyMVar_, the MVar-based Chan, a ring of MVars (the paper's Haskell for threadring), chameneos' meeting place as one MVar on forkOn threads (the paper's Haskell)")
   ]
 
 -- | n ≤ 10^6 keeps a winnow candidate's flat index i·n + j below bit 40 of its sort key.
@@ -87,12 +88,26 @@ coordinationCount b
   | b == "threadring" = Just ("ring", 503)
   | otherwise = Nothing
 
+-- | chameneos: --param is the union of variant=encore's C (minCreatures..maxCreatures, checked
+-- in resolve) and variant=redux's n, the meetings per game; meetings is encore's M.
+chameneos :: Benchmark
+chameneos = Benchmark (IntDomain (Just 1) (Just maxMeetings) Nothing)
+  [ ("mvar", Served ["rendezvous"]
+      [ ("variant", ValuesDomain ["encore", "redux"] (Just "encore"))
+      , ("meetings", IntDomain (Just 1) (Just maxMeetings) (Just "8000000")) ]) ]
+
+-- | variant=encore's --param (C), narrower than the table's param domain: a combination the
+-- table cannot express.
+encoreCreatures :: Domain
+encoreCreatures = IntDomain (Just minCreatures) (Just maxCreatures) Nothing
+
 benchmarks :: [(String, Benchmark)]
 benchmarks = [ (b, cowichan) | b <- ["randmat", "thresh", "winnow", "outer", "product", "chain"] ] ++
   [ ("mutex", coordinationBench [("stm", ["stm-batched", "stm"]), ("mvar", ["mvar"])])
   , ("prodcons", coordinationBench [("stm", ["stm-batched", "stm"]), ("mvar", ["chan"])])
   , ("condition", coordinationBench [("stm", ["stm"])])
   , ("threadring", threadring)
+  , ("chameneos", chameneos)
   ]
 
 -- ---------------------------------------------------------------- describe
@@ -189,11 +204,13 @@ parseArgs (b : rest) = go (Cli b Nothing Nothing Nothing Nothing []) rest
 data Request = Request
   { rBenchmark :: String, rModel :: String, rShape :: String, rIterations :: Int
   , rWorkers :: Maybe Int, rN :: Int, rP :: Int, rNelts :: Int, rSeed :: Integer
-  , rCount :: Int }  -- a coordination benchmark's n (or ring)
+  , rCount :: Int    -- a coordination benchmark's n (or ring)
+  , rVariant :: String, rMeetings :: Int }  -- chameneos
 
 -- | Checks the command line against the table: benchmark, model, --param, shape, option keys
--- and values; then the one combination the domains cannot express (nelts ≤ n²: winnow picks
--- nelts of at most n² candidates).
+-- and values; then the combinations the domains cannot express (nelts ≤ n²: winnow picks
+-- nelts of at most n² candidates; chameneos: C within encoreCreatures with variant=encore, no
+-- meetings option with variant=redux, whose meetings per game are --param).
 resolve :: Cli -> Either String Request
 resolve c = do
   bench <- maybe (Left ("unknown benchmark " ++ show (cBenchmark c) ++ " (known: " ++ known (map fst benchmarks) ++ ")")) Right
@@ -215,11 +232,18 @@ resolve c = do
       opt key = maybe Nothing (Just . read) (lookup key (cOptions c)) :: Maybe Integer
       nelts = fromMaybe n (opt "nelts")
   when (nelts > n * n) $ Left ("--option nelts=" ++ show nelts ++ ": more than n*n=" ++ show (n * n) ++ " cells, winnow cannot pick them")
+  let variant = fromMaybe "encore" (lookup "variant" (cOptions c))
+  when (cBenchmark c == "chameneos") $ case variant of
+    "encore" -> forM_ (check encoreCreatures param) $ \why ->
+      Left ("--param " ++ show param ++ " (C, the number of creatures, with variant=encore): " ++ why)
+    _ -> when (isJust (lookup "meetings" (cOptions c))) $
+      Left "--option meetings belongs to variant=encore; with variant=redux the meetings per game are --param"
   return Request
     { rBenchmark = cBenchmark c, rModel = model, rShape = shape, rIterations = iters, rWorkers = cWorkers c
     , rN = fromInteger n, rP = fromInteger (fromMaybe 1 (opt "p")), rNelts = fromInteger nelts
     , rSeed = fromMaybe 0 (opt "seed")
-    , rCount = maybe 0 (\(key, def) -> fromInteger (fromMaybe def (opt key))) (coordinationCount (cBenchmark c)) }
+    , rCount = maybe 0 (\(key, def) -> fromInteger (fromMaybe def (opt key))) (coordinationCount (cBenchmark c))
+    , rVariant = variant, rMeetings = fromInteger (fromMaybe 8000000 (opt "meetings")) }
   where known = intercalate ", " . sort
 
 -- ---------------------------------------------------------------- main
@@ -245,20 +269,26 @@ run r = body `catch` fatal
       let w = fromMaybe caps (rWorkers r)
           setup = Setup (rN r) (rP r) (rNelts r) (fromInteger (rSeed r)) w
       Protocol.hello "haskell" ("GHC " ++ showVersion fullCompilerVersion ++ " -threaded -N" ++ show caps) (rModel r)
-      job <- case coordinationCount (rBenchmark r) of
-        Just _ -> return $ do
+      job <- case (rBenchmark r, coordinationCount (rBenchmark r)) of
+        ("chameneos", _) -> return $
+          if rVariant r == "redux" then reduxRun (rN r) else encoreRun (rN r) (rMeetings r)
+        (_, Just _) -> return $ do
           (ns, res) <- coordination (rBenchmark r) (rShape r) (rCount r) (rN r)
-          return (Outcome ns res [])
-        Nothing -> prepareCowichan (rBenchmark r) (kernelsFor (rModel r) w) setup
+          return (ns, res, [])
+        _ -> do
+          iter <- prepareCowichan (rBenchmark r) (kernelsFor (rModel r) w) setup
+          return $ do
+            o <- iter
+            return (oNs o, oResult o, [ (k, Protocol.IntMetric (toInteger v)) | (k, v) <- oMetrics o ])
       lastMetrics <- newIORef []
       forM_ [0 .. rIterations r - 1] $ \i -> do
         -- the previous iteration's garbage is collected here, outside the timed region
         performMajorGC
-        o <- job
-        Protocol.iteration i (oNs o) (oResult o)
-        writeIORef lastMetrics (oMetrics o)
+        (ns, res, ms) <- job
+        Protocol.iteration i ns res
+        writeIORef lastMetrics ms
       ms <- readIORef lastMetrics
-      unless (null ms) (Protocol.metrics ms)
+      unless (null ms) (Protocol.metricValues ms)
     -- a broken run (winnow with fewer candidates than nelts): one line, exit 1
     fatal :: SomeException -> IO ()
     fatal e = case fromException e of

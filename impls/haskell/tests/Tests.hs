@@ -1,5 +1,5 @@
 {-# LANGUAGE ScopedTypeVariables #-}
--- | Unit tests of the Cowichan kernels (make test). Expected values are computed here or taken
+-- | Unit tests of the Cowichan kernels, the coordination kernels and chameneos (make test). Expected values are computed here or taken
 -- from hand-made inputs, never copied from the specs' reference tables. The last line says
 -- "N passed, M failed"; the exit status is 1 when any check failed.
 module Tests (main) where
@@ -13,11 +13,14 @@ import Data.IORef (IORef, modifyIORef', newIORef, readIORef)
 import Data.List (sort)
 import Data.Word (Word32)
 import System.Exit (exitFailure)
+import qualified Data.Map.Strict as Map
 import qualified Data.Vector.Unboxed as U
 
+import Chameneos
 import Coordination
 import Cowichan
 import CowichanRun
+import Protocol (Metric (..))
 
 data Tally = Tally { passed :: !Int, failed :: !Int }
 
@@ -46,7 +49,9 @@ main = do
   forM_ [1, caps0] $ \caps -> do
     setNumCapabilities caps
     coordinationTests check caps
+    chameneosTests check caps
   setNumCapabilities caps0
+  complementTests check
   Tally ok bad <- readIORef tally
   putStrLn (show ok ++ " passed, " ++ show bad ++ " failed")
   when (bad > 0) exitFailure
@@ -265,3 +270,80 @@ coordinationTests check caps = do
   -- a hand-counted sum: two producers of 5 items put 1..10
   (_, r2) <- prodconsRun "stm" 2 5
   check "prodcons: items 1..10 sum to 55" (r2 == "consumed=10 sum=55")
+
+-- ---------------------------------------------------------------- chameneos
+
+-- | complement against the spec's table written out by hand, and the ten-creature list.
+complementTests :: Check -> IO ()
+complementTests check = do
+  let table = [ (Blue, Blue, Blue), (Blue, Red, Yellow), (Blue, Yellow, Red)
+              , (Red, Blue, Yellow), (Red, Red, Red), (Red, Yellow, Blue)
+              , (Yellow, Blue, Red), (Yellow, Red, Blue), (Yellow, Yellow, Yellow) ]
+  forM_ table $ \(a, b, c) -> check ("complement " ++ show a ++ " " ++ show b) (complement a b == c)
+  check "colour numbers: blue 0, red 1, yellow 2" (map fromEnum [Blue, Red, Yellow] == [0, 1, 2])
+  -- complement(a, b) = -(a + b) mod 3, so a meeting keeps the pair's colour sum mod 3
+  check "complement is -(a+b) mod 3" (and [fromEnum (complement a b) == negate (fromEnum a + fromEnum b) `mod` 3 | a <- [minBound ..], b <- [minBound ..]])
+  check "the ten-creature list" (tenColours == [Blue, Red, Yellow, Red, Yellow, Blue, Red, Yellow, Red, Blue])
+  check "C=3 is game A, C=10 game B, C=13 wraps" (initialColours 3 == [Blue, Red, Yellow] && initialColours 10 == tenColours
+    && initialColours 13 == tenColours ++ [Blue, Red, Yellow])
+
+-- | Small games: the place counts M, the creatures 2M, nobody meets itself, every creature
+-- reports, and the colour sum mod 3 is the initial one; with and without the start gate, the
+-- creatures on one capability and spread over all. Then the runners' result strings and metric
+-- names, and hand-worked games.
+chameneosTests :: Check -> Int -> IO ()
+chameneosTests check caps = do
+  let initialSum c = sum (map fromEnum (initialColours c)) `mod` 3
+  forM_ [(gate, spread, c, m) | gate <- [True, False], spread <- [True, False], c <- [2, 3, 4, 7, 10, 11, 70, 1000], m <- [0, 1, 2, 7, 100, 3000]] $
+    \(gate, spread, c, m) -> do
+      g <- playGame gate (if spread then (`mod` caps) else const 0) (initialColours c) m
+      let rs = gReports g
+          tag = " C=" ++ show c ++ " M=" ++ show m ++ " gate=" ++ show gate ++ " spread=" ++ show spread ++ " caps=" ++ show caps
+      check ("chameneos meetings" ++ tag) (gMeetings g == m)
+      check ("chameneos creature meetings = 2M" ++ tag) (length rs == c && sum (map rMeetings rs) == 2 * m && all ((>= 0) . rMeetings) rs)
+      check ("chameneos no self meetings" ++ tag) (all ((== 0) . rSelf) rs)
+      check ("chameneos colour sum mod 3" ++ tag) (sum (map (fromEnum . rColour) rs) `mod` 3 == initialSum c)
+      let s = summarise g
+      check ("chameneos summary" ++ tag)
+        (sTotal s == 2 * m && sSelf s == 0 && sColourSumMod3 s == initialSum c
+          && sMin s == minimum (map rMeetings rs) && sMax s == maximum (map rMeetings rs))
+  -- two creatures meet each other every time: blue + red gives yellow, then yellow stays
+  g2 <- playGame True (`mod` caps) (initialColours 2) 5
+  check ("chameneos C=2 M=5: 5 meetings each, both yellow caps=" ++ show caps)
+    (gReports g2 == replicate 2 (Report 5 0 Yellow))
+  -- one meeting among three: two creatures met once, the third never; its colour is unchanged
+  g3 <- playGame True (`mod` caps) (initialColours 3) 1
+  let met = [r | r <- gReports g3, rMeetings r == 1]
+      idle = [(col, r) | (col, r) <- zip (initialColours 3) (gReports g3), rMeetings r == 0]
+  check ("chameneos C=3 M=1: one pair met, the third kept its colour caps=" ++ show caps)
+    (length met == 2 && rColour (head met) == rColour (met !! 1)
+      && case idle of [(col, r)] -> rColour r == col; _ -> False)
+  -- an exact spread has std 0: four counts 2, 2, 2, 2 around 2M/C = 2
+  let even' = summarise (Game 4 (replicate 4 (Report 2 0 Blue)))
+      odd' = summarise (Game 2 [Report 0 0 Blue, Report 2 0 Blue, Report 2 0 Red])
+  check "chameneos fairness: even spread has std 0" (sStd even' == 0 && sCv even' == 0)
+  -- counts 0, 2, 2 around 4/3: variance (16/9 + 4/9 + 4/9) / 3 = 8/9
+  check "chameneos fairness: population std around 2M/C" (abs (sStd odd' - sqrt (8 / 9)) < 1e-12 && abs (sCv odd' - sqrt (8 / 9) / (4 / 3)) < 1e-12)
+  -- the runners
+  forM_ [(c, m) | c <- [2, 3, 10, 70], m <- [1, 777]] $ \(c, m) -> do
+    (_, r, ms) <- encoreRun c m
+    let metrics = Map.fromList ms
+        tag = " C=" ++ show c ++ " M=" ++ show m ++ " caps=" ++ show caps
+    check ("chameneos encore result" ++ tag) (r == "meetings=" ++ show m ++ " creature_meetings=" ++ show (2 * m))
+    check ("chameneos encore metric names" ++ tag)
+      (Map.keys metrics == sort ["fairness_std", "cv", "min_meetings", "max_meetings", "self_meetings", "colour_sum_mod3", "throughput"])
+    check ("chameneos encore self and colour metrics" ++ tag)
+      (Map.lookup "self_meetings" metrics == Just (IntMetric 0)
+        && Map.lookup "colour_sum_mod3" metrics == Just (IntMetric (toInteger (initialSum c))))
+  forM_ [1, 2, 1000] $ \n -> do
+    (_, r, ms) <- reduxRun n
+    let metrics = Map.fromList ms
+        tag = " n=" ++ show n ++ " caps=" ++ show caps
+    check ("chameneos redux result" ++ tag)
+      (r == "meetings3=" ++ show n ++ " creature_meetings3=" ++ show (2 * n) ++ " meetings10=" ++ show n ++ " creature_meetings10=" ++ show (2 * n))
+    check ("chameneos redux metric names" ++ tag)
+      (Map.keys metrics == sort ("self_meetings" : "throughput" :
+         concat [[k ++ g | k <- ["fairness_std", "cv", "min_meetings", "max_meetings", "colour_sum_mod3_"]] | g <- ["3", "10"]]))
+    check ("chameneos redux self and colour metrics" ++ tag)
+      (Map.lookup "self_meetings" metrics == Just (IntMetric 0)
+        && Map.lookup "colour_sum_mod3_3" metrics == Just (IntMetric 0) && Map.lookup "colour_sum_mod3_10" metrics == Just (IntMetric 1))
