@@ -25,7 +25,7 @@ from .report.variants import pair_series
 from .report.growth import growth_series
 from .report.scaling import scaling_tables
 from .report.summary import SeriesSummary, summarise
-from .report.study import grid_html, published_grid, study_grids
+from .report.study import grid_html, published_grid, study_figures, study_grids
 from .report.tables import (
     check_table, comparison_table, grid_table, growth_table, regression_table, scaling_table,
 )
@@ -556,8 +556,8 @@ def study_report(study_id, session_id, html_dir, db) -> int:
     runs = store.runs(record.id, with_samples=html_dir is not None)
     grids = _print_study(study, summarise(runs))
     if html_dir:
-        # Ours, then the published tables of the same benchmark, so each pair stands side by side.
-        sections = []
+        # The study's charts first; then ours and the published tables of the same benchmark side by side.
+        sections = list(study_figures(study, summarise(runs)))
         for benchmark in dict.fromkeys([*(g.title.split(":")[0] for g in grids), *(t.benchmark for t in study.published)]):
             sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
             sections += [(grid.title, grid_html(grid, caption=False))

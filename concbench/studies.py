@@ -25,6 +25,34 @@ class PublishedTable:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     note: str = ""
+    # How the study's own aggregates read the figures (report/geomeans.py), "" when they do not:
+    # "by-cores": columns task, language, V (T or C), then one per core count;
+    # "by-language": columns task, then one per language (one core count, unstated).
+    layout: str = ""
+
+
+LAYOUTS = ("", "by-cores", "by-language")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A group of the study's benchmarks aggregated together (the paper's parallel and concurrent halves)."""
+
+    name: str
+    benchmarks: tuple[str, ...]
+    sweep: str = ""        # "cores": averaged over the benchmarks × the core counts both sides ran
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One column of the source's comparison (a language) and the variants that stand for it here.
+    Per family, the first of its variants with a series of a benchmark is the one measured."""
+
+    name: str
+    variants: dict[str, tuple[str, ...]]   # family -> variant labels ("haskell/stm" or "swift/sc [actor]")
+    race_free: bool
+    published: bool                        # the source has figures for it (else: ours only)
+    absent: str = ""                       # why it may have no series here ("runtime not available here")
 
 
 @dataclass(frozen=True)
@@ -41,13 +69,15 @@ class Study:
     title: str
     source: str
     hardware: str
-    statistic: str                       # mean-z | median-of-3-after-warmup | s-per-task | min
+    statistic: str                       # mean-z | median-of-3-after-warmup | s-per-task | encore | geomean
     method: str                          # the source's method, in words
     compare: tuple[tuple[str, str], ...]  # pairs of variant labels ("swift/sc [group]") or variants
     scaling: str | None                  # a dimension for scaling tables (window, cores)
     runs: dict[str, int]
     parts: dict[str, tuple[StudyPart, ...]]
     published: tuple[PublishedTable, ...]
+    families: tuple[Family, ...] = ()
+    entrants: tuple[Entrant, ...] = ()
 
 
 def _part(data: dict, path: Path) -> StudyPart:
@@ -67,7 +97,8 @@ def _part(data: dict, path: Path) -> StudyPart:
             options=options,
             iterations=data.get("iterations"),
             warmup=data.get("warmup"),
-            all_shapes=True,   # a study compares the shapes a spec names, not only the faithful ports
+            # a study compares the shapes a spec names, unless it wants the faithful ports only
+            all_shapes=bool(data.get("all_shapes", True)),
         ),
         data.get("deadline_s"),
     )
@@ -87,13 +118,17 @@ def load_study(path: Path) -> Study:
         PublishedTable(
             benchmark=t["benchmark"], title=t["title"], unit=t.get("unit", ""),
             columns=tuple(t["columns"]), rows=tuple(tuple(str(c) for c in row) for row in t["rows"]),
-            note=t.get("note", ""),
+            note=t.get("note", ""), layout=t.get("layout", ""),
         )
         for t in data.get("published", ())
     )
     for table in published:
         if any(len(row) != len(table.columns) for row in table.rows):
             raise CatalogError(f"{path}: published table '{table.title}' has rows of the wrong width")
+        if table.layout not in LAYOUTS:
+            raise CatalogError(f"{path}: published table '{table.title}': unknown layout '{table.layout}' "
+                               f"(known: {', '.join(filter(None, LAYOUTS))})")
+    families, entrants = _lineup(data, path)
     study_id = data.get("id")
     if study_id != path.stem:
         raise CatalogError(f"{path}: id '{study_id}' does not match the file name")
@@ -109,7 +144,29 @@ def load_study(path: Path) -> Study:
         runs={s: int(scales[s].get("runs", 1)) for s in SCALES},
         parts={s: tuple(_part(p, path) for p in scales[s].get("parts", ())) for s in SCALES},
         published=published,
+        families=families,
+        entrants=entrants,
     )
+
+
+def _lineup(data: dict, path: Path) -> tuple[tuple[Family, ...], tuple[Entrant, ...]]:
+    """The families and entrants of a study that aggregates (statistic "geomean")."""
+    families = tuple(Family(name, tuple(f.get("benchmarks", ())), f.get("sweep", ""))
+                     for name, f in data.get("families", {}).items())
+    names = {f.name for f in families}
+    entrants = []
+    for e in data.get("entrants", ()):
+        if "name" not in e:
+            raise CatalogError(f"{path}: an entrant without 'name'")
+        variants = {family: tuple(v) for family, v in e.get("variants", {}).items()}
+        unknown = set(variants) - names
+        if unknown:
+            raise CatalogError(f"{path}: entrant '{e['name']}' names unknown families: {', '.join(sorted(unknown))}")
+        entrants.append(Entrant(e["name"], variants, bool(e.get("race_free", False)), bool(e.get("published", True)),
+                                e.get("absent", "")))
+    if data.get("statistic") == "geomean" and not (families and entrants):
+        raise CatalogError(f"{path}: statistic 'geomean' needs [families] and [[entrants]]")
+    return families, tuple(entrants)
 
 
 def load_studies(root: Path) -> dict[str, Study]:

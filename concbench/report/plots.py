@@ -109,6 +109,15 @@ class Box:
 
 
 @dataclass
+class BarPanel:
+    """One benchmark of a grouped bar chart: per group (a language) one bar per source (ours, the paper's)."""
+
+    title: str
+    groups: list[str]
+    bars: dict[str, list[float | None]]   # source -> seconds per group (None: no figure)
+
+
+@dataclass
 class BoxPanel:
     title: str
     boxes: list[Box] = field(default_factory=list)
@@ -289,6 +298,42 @@ def box_plot(key: str, panels: list[BoxPanel]) -> str:
             ax.set_title(panel.title, loc="left")
 
     return _render(key, WIDTH_IN if ncols == 1 else WIDTH_IN * 1.45, height, draw)
+
+
+def bar_plot(key: str, panels: list[BarPanel], colours: dict[str, str]) -> str:
+    """Grouped bars on a logarithmic seconds axis, one panel per benchmark: ranks read at a glance
+    even where ours and the source's sizes differ by orders of magnitude. A missing figure is marked."""
+    ncols = 1 if len(panels) == 1 else 2
+    nrows = math.ceil(len(panels) / ncols)
+
+    def draw(fig: Figure) -> None:
+        axes = fig.subplots(nrows, ncols, squeeze=False)
+        for ax in axes.flat[len(panels):]:
+            ax.set_visible(False)
+        for ax, panel in zip(axes.flat, panels):
+            sources = list(panel.bars)
+            width = 0.8 / max(len(sources), 1)
+            present = [v for values in panel.bars.values() for v in values if v]
+            floor = min(present) / 3 if present else 1e-3
+            for i, source in enumerate(sources):
+                xs = [g + (i - (len(sources) - 1) / 2) * width for g in range(len(panel.groups))]
+                values = panel.bars[source]
+                ax.bar([x for x, v in zip(xs, values) if v], [v for v in values if v], width=width * 0.95,
+                       color=colours.get(source), label=source)
+                for x, v in zip(xs, values):
+                    if not v:
+                        ax.text(x, floor * 1.15, "–", ha="center", va="bottom", fontsize=7, color="#a33")
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=floor)
+            ax.set_ylabel("seconds (log)")
+            ax.set_xticks(range(len(panel.groups)))
+            ax.set_xticklabels(panel.groups, rotation=30, ha="right")
+            ax.grid(axis="x", visible=False)
+            ax.set_title(panel.title, loc="left")
+        if panels:
+            axes.flat[0].legend(loc="best", frameon=False)
+
+    return _render(key, WIDTH_IN if ncols == 1 else WIDTH_IN * 1.45, 0.4 + 2.6 * nrows, draw)
 
 
 def scaling_plot(key: str, panels: list[ScalingPanel]) -> str:

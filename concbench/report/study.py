@@ -16,6 +16,7 @@ from ..studies import PublishedTable, Study
 from .render import to_html
 from .tables import grid_table
 from .variants import pair_series
+from . import geomeans
 from .growth import growth_series
 from .scaling import scaling_tables
 from .summary import SeriesSummary
@@ -195,7 +196,184 @@ def encore_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     return grids
 
 
+def _secs(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3g}"
+
+
+def _per_second(runs, field: str) -> float | None:
+    """The median over finished runs of a whole-process count per second of its wall time."""
+    rates = sorted(getattr(run, field) / (run.wall_ns / 1e9) for run in runs
+                   if run.status == "ok" and getattr(run, field) is not None and run.wall_ns)
+    return rates[len(rates) // 2] if rates else None
+
+
+def _ranks(values: dict[str, float]) -> dict[str, str]:
+    return {name: str(i + 1) for i, name in enumerate(geomeans.ranking(values))}
+
+
+def _swept_grid(study: Study, family, found, ours, theirs) -> Grid:
+    """Seconds per core count, ours beside the published, with each side's speedup over the same cores."""
+    cores = sorted({k[2] for k in ours if k[0] in family.benchmarks and k[2] is not None})
+    out = []
+    for benchmark in family.benchmarks:
+        for entrant in study.entrants:
+            label = geomeans.label_of(found, benchmark, entrant.name)
+            for kind in ("T", "C"):
+                mine = [ours.get((benchmark, entrant.name, c, kind)) for c in cores]
+                published = [theirs.get((benchmark, entrant.name, c, kind)) for c in cores]
+                if kind == "C" and not any(mine) and not any(published):
+                    continue
+                if not label and not any(published):
+                    continue
+                cells = [x for pair in zip(mine, published) for x in map(_secs, pair)]
+                speedups = [f"{side[0] / side[-1]:.2f}" if len(cores) > 1 and side[0] and side[-1] else "–"
+                            for side in (mine, published)]
+                out.append((benchmark, entrant.name, label or entrant.absent or "not measured", kind,
+                            *cells, *speedups))
+    columns = [x for c in cores for x in (f"{c} ours", f"{c} paper")]
+    span = f"{cores[0]}→{cores[-1]}" if cores else ""
+    return Grid(f"{family.name}: seconds per core count, ours beside the paper's",
+                ("task", "language", "measured as", "V", *columns, f"speedup {span} ours", f"speedup {span} paper"),
+                tuple(out), "V: T = total time per iteration (ours: the median; no process start-up), C = compute "
+                "only, where the program reports it. Sizes may differ from the paper's: compare ranks and speedups.")
+
+
+def _single_grid(study: Study, family, found, ours, theirs) -> Grid:
+    """Seconds per task and language, ours beside the published, each side's rank, and the evidence behind ours."""
+    out = []
+    for benchmark in family.benchmarks:
+        both = [e.name for e in study.entrants
+                if (benchmark, e.name, None, "T") in ours and (benchmark, e.name, None, "T") in theirs]
+        rank_ours = _ranks({n: ours[(benchmark, n, None, "T")] for n in both})
+        rank_theirs = _ranks({n: theirs[(benchmark, n, None, "T")] for n in both})
+        for entrant in study.entrants:
+            key = (benchmark, entrant.name, None, "T")
+            if key not in ours and key not in theirs:
+                continue
+            m = found.get((benchmark, entrant.name))
+            row = m.rows[-1] if m else None
+            evidence = ("–",) * 5
+            if row is not None:
+                evidence = (str(row.cores), "–" if row.threads_max is None else str(row.threads_max),
+                            "–" if row.cpu_utilisation is None else f"{row.cpu_utilisation:.2f}",
+                            *(_rate(_per_second(row.runs, f)) for f in ("voluntary_switches", "involuntary_switches")))
+            out.append((benchmark, entrant.name, row.label if row else entrant.absent or "not measured",
+                        _secs(ours.get(key)), rank_ours.get(entrant.name, "–"),
+                        _secs(theirs.get(key)), rank_theirs.get(entrant.name, "–"), *evidence))
+    return Grid(f"{family.name}: seconds per task, ours beside the paper's",
+                ("task", "language", "measured as", "ours s", "rank", "paper s", "paper rank", "cores", "threads",
+                 "CPU (cores busy)", "voluntary switches/s", "involuntary switches/s"), tuple(out),
+                "rank: among the languages both sides measured, 1 = fastest. CPU: process CPU time ÷ wall time; "
+                "switches: whole-process context switches per second of wall time (median over runs).")
+
+
+def _rate(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value / 1e3:.1f} k" if value >= 1e3 else f"{value:.0f}"
+
+
+def _ranking_grid(study: Study, family, ours, theirs, cores: int | None) -> Grid:
+    """Per task, the order of the languages both sides measured: where our ranking departs from the paper's."""
+    out = []
+    for benchmark in family.benchmarks:
+        both = [e.name for e in study.entrants
+                if (benchmark, e.name, cores, "T") in ours and (benchmark, e.name, cores, "T") in theirs]
+        if len(both) < 2:
+            continue
+        mine = geomeans.ranking({n: ours[(benchmark, n, cores, "T")] for n in both})
+        published = geomeans.ranking({n: theirs[(benchmark, n, cores, "T")] for n in both})
+        moved = [n for n in both if mine.index(n) != published.index(n)]
+        out.append((benchmark, " < ".join(mine), " < ".join(published),
+                    "same" if not moved else "differs: " + ", ".join(moved)))
+    at = f" at {cores} cores" if cores else ""
+    return Grid(f"{family.name}: ranking{at}, ours against the paper's", ("task", "ours (fastest first)",
+                "paper", "agreement"), tuple(out), "only the languages both sides measured are ranked")
+
+
+def _geomean_grid(study: Study, table: list, cores: dict[str, list[int]], theirs) -> Grid:
+    columns = ["language", "race-free"]
+    keys = []
+    for family in study.families:
+        names = [family.name] + ([f"{family.name} C"] if family.sweep == "cores" else [])
+        keys += names
+    for key in [*keys, "overall"]:
+        columns += [f"{key} ours", f"{key} paper"]
+    columns += ["ahead of best other race-free, ours", "paper"]
+    out = []
+    for standing in table:
+        cells = []
+        for key in [*keys, "overall"]:
+            cells += [standing.ours[key].text, standing.theirs[key].text if standing.theirs else "–"]
+        out.append((standing.entrant.name, "yes" if standing.entrant.race_free else "no", *cells,
+                    *(f"{v:.2f}×" if v is not None else "–" for v in (standing.ahead_ours, standing.ahead_theirs))))
+    swept = "; ".join(f"{f.name}: {len(f.benchmarks)} tasks × cores {', '.join(map(str, cores[f.name])) or '–'}"
+                      for f in study.families if f.sweep == "cores")
+    full = []
+    for family in (f for f in study.families if f.sweep == "cores"):
+        everything = sorted({k[2] for k in theirs if k[0] in family.benchmarks and k[2] is not None})
+        printed = geomeans.published_means(study, family, theirs, everything)
+        full.append(f"the paper's {family.name} T over all its core counts ({', '.join(map(str, everything))}): "
+                    + ", ".join(f"{name} {value:.3g}" for name, value in printed.items()))
+    return Grid("geometric means by the paper's rules, ours and the paper's over the same tasks and cores",
+                tuple(columns), tuple(out),
+                f"Averaged over {swept}; the other families over their tasks (k of n: fewer measured). "
+                "C: compute-only time, T where a language reports none. overall = sqrt(parallel T × concurrent). "
+                "ahead: the best other race-free language's overall ÷ this one's (the paper's '2×' is SCOOP/Qs "
+                "against Haskell). " + "; ".join(full))
+
+
+def geomean_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """The paper's layout (seconds per core count, seconds per task), the rankings, and its aggregates."""
+    found = geomeans.measured(study, rows)
+    ours, theirs = geomeans.our_figures(study, found), geomeans.published_figures(study)
+    table, cores = geomeans.standings(study, rows)
+    grids = []
+    for family in study.families:
+        if family.sweep == "cores":
+            grids.append(_swept_grid(study, family, found, ours, theirs))
+            if cores[family.name]:
+                grids.append(_ranking_grid(study, family, ours, theirs, cores[family.name][-1]))
+        else:
+            grids.append(_single_grid(study, family, found, ours, theirs))
+            grids.append(_ranking_grid(study, family, ours, theirs, None))
+    grids.append(_geomean_grid(study, table, cores, theirs))
+    return grids
+
+
+def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, str]]:
+    """(title, svg) per family of an aggregating study: per task, each language's seconds, ours beside the
+    paper's, on a log scale (swept families at the most cores both sides ran)."""
+    if study.statistic != "geomean":
+        return []
+    from . import plots   # matplotlib loads only when a page is wanted
+
+    found = geomeans.measured(study, rows)
+    ours, theirs = geomeans.our_figures(study, found), geomeans.published_figures(study)
+    _, cores = geomeans.standings(study, rows)
+    figures = []
+    for family in study.families:
+        at = (cores[family.name] or [None])[-1] if family.sweep == "cores" else None
+        if family.sweep == "cores" and at is None:
+            continue
+        panels = []
+        for benchmark in family.benchmarks:
+            names = [e.name for e in study.entrants
+                     if (benchmark, e.name, at, "T") in ours or (benchmark, e.name, at, "T") in theirs]
+            if names:
+                panels.append(plots.BarPanel(benchmark, names, {
+                    "ours": [ours.get((benchmark, n, at, "T")) for n in names],
+                    "paper": [theirs.get((benchmark, n, at, "T")) for n in names]}))
+        if panels:
+            title = f"{family.name}: seconds per language, ours beside the paper's" + (f", at {at} cores" if at else "")
+            colours = plots.palette(["ours", "paper"])
+            figures.append((title, plots.bar_plot(f"study-{family.name}", panels, colours)))
+    return figures
+
+
 def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    if study.statistic == "geomean":
+        return geomean_grids(study, rows)
     if study.statistic == "encore":
         return encore_grids(study, rows)
     if study.statistic == "mean-z":
