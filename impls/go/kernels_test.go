@@ -446,7 +446,7 @@ func TestResolveUsesTheDomains(t *testing.T) {
 			// a --param inside the benchmark's domain that every variant takes
 			param := map[string]string{"big": "20", "chameneos": "10", "fannkuch": "7",
 				"randmat": "10", "thresh": "10", "winnow": "10", "outer": "10", "product": "10", "chain": "10",
-				"mutex": "10", "prodcons": "10", "condition": "10", "threadring": "10"}[b]
+				"mutex": "10", "prodcons": "10", "condition": "10", "threadring": "10", "philosophers": "10"}[b]
 			for key, d := range m.Options {
 				if d.Int == nil {
 					continue

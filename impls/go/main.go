@@ -98,6 +98,20 @@ var benchmarks = map[string]*benchmarkDef{
 		},
 		prepare: prepareThreadring,
 	},
+	// Ours, after the SCOOP/Qs paper (docs/benchmarks/philosophers.md): --param m, the meals per
+	// philosopher; option n, the philosophers and forks (at least 2); philosophers.go.
+	"philosophers": {
+		Param: intDomain(0, coordMaxM),
+		Models: map[string]modelDef{
+			"goroutines": {
+				Shapes: []string{"ordered"},
+				Options: map[string]domain{
+					"n": intDomain(philosophersMinN, coordMaxWorkers).withDefault("5"),
+				},
+			},
+		},
+		prepare: preparePhilosophers,
+	},
 }
 
 // benchmarkDef is one benchmark of the table. The exported fields are what describe prints.

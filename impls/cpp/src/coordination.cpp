@@ -1,6 +1,7 @@
 // The coordination benchmarks of the SCOOP/Qs paper: mutex, prodcons, condition, threadring
-// (mutex.md, prodcons.md, condition.md, threadring.md). Every wait blocks in a mutex, a condition
-// variable or a TBB mutex; nothing polls.
+// (mutex.md, prodcons.md, condition.md, threadring.md), and ours after it, philosophers
+// (docs/benchmarks/philosophers.md). Every wait blocks in a mutex, a condition variable or a TBB
+// mutex; nothing polls.
 //
 //   mutex       threads / lock           n std::threads, each doing m times lock_guard<std::mutex> { ++c }
 //                                        (the paper's C++), then joined; c read under the mutex.
@@ -24,6 +25,11 @@
 //                                        pool thread may run it.
 //               threads / blocking       R std::threads, each blocked on its own mutex and condvar slot;
 //                                        a hop stores t-1 in the successor's slot and signals it.
+//   philosophers threads / scoped-lock   n std::threads round n forks, one std::mutex per fork; a meal is
+//                                        std::scoped_lock(left.mx, right.mx) { take both, eat, put both
+//                                        down }. libstdc++ locks one mutex, try_locks the other and, when
+//                                        it is busy, unlocks and blocks on the busy one: never holding one
+//                                        while blocking on another, so no deadlock, and no polling.
 #include "kernels.hpp"
 
 #include <oneapi/tbb/queuing_mutex.h>
@@ -386,6 +392,49 @@ ThreadringRun threadring_blocking(int ring, uint64_t n) {
 
 ThreadringRun threadring_run(ThreadringShape shape, int ring, uint64_t n) {
     return shape == ThreadringShape::AsioPool ? threadring_asio_pool(ring, n) : threadring_blocking(ring, n);
+}
+
+// ======================= philosophers =======================
+
+namespace {
+
+struct alignas(64) Seat {
+    uint64_t meals = 0;  // the philosopher's own counter, written by it alone
+};
+
+}  // namespace
+
+PhilosophersRun philosophers_run(PhilosophersShape shape, int n, uint64_t m) {
+    (void)shape;  // one shape: ScopedLock
+    PhilosophersRun out;
+    int64_t t0 = now_ns();
+    std::unique_ptr<Fork[]> forks(new Fork[static_cast<size_t>(n)]);
+    std::unique_ptr<Seat[]> seats(new Seat[static_cast<size_t>(n)]);
+    auto threads = start_threads("philosophers", n, [&](int i) {
+        Fork& left = forks[static_cast<size_t>(i)];
+        Fork& right = forks[static_cast<size_t>((i + 1) % n)];
+        uint64_t& meals = seats[static_cast<size_t>(i)].meals;
+        for (uint64_t k = 0; k < m; ++k) {
+            std::scoped_lock both(left.mx, right.mx);
+            left.take(i);
+            right.take(i);
+            ++meals;  // eat
+            left.use();
+            right.use();
+            left.put_down();
+            right.put_down();
+        }
+    });
+    join_all(threads);
+    out.ns = now_ns() - t0;
+    // Untimed: read the counters (the joins order every write before these reads).
+    out.meals.reserve(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        out.meals.push_back(seats[static_cast<size_t>(i)].meals);
+        out.fork_uses += forks[static_cast<size_t>(i)].uses;
+        out.overlaps += forks[static_cast<size_t>(i)].overlaps;
+    }
+    return out;
 }
 
 }  // namespace cb

@@ -1,5 +1,5 @@
 // concbench-cpp kernels: big, chameneos, fannkuch, the Cowichan family and the coordination benchmarks
-// (mutex, prodcons, condition, threadring) as plain functions with structured results.
+// (mutex, prodcons, condition, threadring, philosophers) as plain functions with structured results.
 // main.cpp turns them into protocol lines; tests/kernels_test.cpp checks them directly. Nothing here
 // reads the command line or writes stdout.
 #pragma once
@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <utility>
@@ -282,5 +283,42 @@ struct ThreadringRun {
 };
 
 ThreadringRun threadring_run(ThreadringShape shape, int ring, uint64_t n);
+
+// ---- philosophers (docs/benchmarks/philosophers.md; coordination.cpp) ----
+
+// n philosophers round a table of n forks: philosopher i eats with fork i (left) and fork (i+1) mod n
+// (right). n >= 2 (one fork for both hands would lock one mutex twice), one std::thread each, so at
+// most kCoordMaxN; m at most kCoordMaxM keeps 2*n*m inside 64 bits.
+constexpr int64_t kPhilosophersMinN = 2;
+
+// ScopedLock: a meal is std::scoped_lock(left.mx, right.mx) around taking, eating and putting down.
+enum class PhilosophersShape { ScopedLock };
+
+// One fork. mx guards the other fields, which only a philosopher holding mx reads or writes: holder is
+// the philosopher eating with the fork (kNone while it lies on the table), uses counts the meals eaten
+// with it, overlaps the takes that found it already held (0 unless the exclusion is broken).
+struct alignas(64) Fork {
+    static constexpr int kNone = -1;
+    std::mutex mx;
+    int holder = kNone;
+    uint64_t uses = 0;
+    uint64_t overlaps = 0;
+
+    void take(int who) {  // mx held
+        if (holder != kNone) ++overlaps;
+        holder = who;
+    }
+    void use() { ++uses; }               // mx held
+    void put_down() { holder = kNone; }  // mx held
+};
+
+struct PhilosophersRun {
+    int64_t ns = 0;               // creating the forks to the last join
+    std::vector<uint64_t> meals;  // per philosopher, its own counter
+    uint64_t fork_uses = 0;       // summed over the forks
+    uint64_t overlaps = 0;        // summed over the forks
+};
+
+PhilosophersRun philosophers_run(PhilosophersShape shape, int n, uint64_t m);
 
 }  // namespace cb

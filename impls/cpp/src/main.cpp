@@ -1,6 +1,6 @@
 // concbench-cpp: one binary for the C++ models (std::thread and oneTBB) of big, chameneos, fannkuch, the
 // six Cowichan benchmarks (randmat, thresh, winnow, outer, product, chain) and the coordination
-// benchmarks (mutex, prodcons, condition, threadring).
+// benchmarks (mutex, prodcons, condition, threadring, philosophers).
 //
 //   concbench-cpp describe
 //   concbench-cpp <benchmark> --model <model> --param <value> --iterations <k>
@@ -283,6 +283,7 @@ Plan prepare_mutex(const Request& r);
 Plan prepare_prodcons(const Request& r);
 Plan prepare_condition(const Request& r);
 Plan prepare_threadring(const Request& r);
+Plan prepare_philosophers(const Request& r);
 
 const std::vector<ModelInfo> kModels = {
     {"threads",
@@ -291,7 +292,8 @@ const std::vector<ModelInfo> kModels = {
      "--workers threads taking chunks from an atomic counter (fannkuch), --workers threads on static row blocks "
      "joined after each phase (Cowichan), a thread per worker around one std::mutex and condition variables "
      "(mutex, prodcons, condition), a ring of threads sharing one handler queue or blocked on their own "
-     "condition variables (threadring)"},
+     "condition variables (threadring), a thread per philosopher taking both its forks' mutexes with "
+     "std::scoped_lock (philosophers)"},
     {"tbb",
      "oneTBB inside a task_arena of --workers threads: parallel_for, parallel_reduce or a task_group over the "
      "chunks (fannkuch); parallel_for over rows, parallel_reduce with a combinable, parallel_scan and "
@@ -367,6 +369,11 @@ const std::vector<BenchmarkDef>& benchmark_table() {
          Domain::ints(0, INT64_MAX),
          {{"threads", {"asio-pool", "blocking"}, {{"ring", Domain::ints(2, kRingMax).with_default("503")}}}},
          prepare_threadring},
+        // philosophers: n philosophers and forks (at least 2), one thread each; --param m, the meals.
+        {"philosophers",
+         Domain::ints(0, kCoordMaxM),
+         {{"threads", {"scoped-lock"}, {{"n", Domain::ints(kPhilosophersMinN, kCoordMaxN).with_default("5")}}}},
+         prepare_philosophers},
     };
     return table;
 }
@@ -861,6 +868,35 @@ Plan prepare_threadring(const Request& r) {
         Outcome out;
         out.ns = run.ns;
         out.result = "id=" + std::to_string(run.id);
+        return out;
+    };
+    return plan;
+}
+
+// ======================= philosophers =======================
+
+Plan prepare_philosophers(const Request& r) {
+    const int n = static_cast<int>(r.int_option("n"));
+    const uint64_t m = static_cast<uint64_t>(r.param_int());
+    PhilosophersShape shape;
+    if (r.shape == "scoped-lock") shape = PhilosophersShape::ScopedLock;
+    else internal_shape(r);
+    Plan plan;
+    plan.runtime = compiler_runtime();
+    plan.iterate = [shape, n, m] {
+        PhilosophersRun run = philosophers_run(shape, n, m);
+        uint64_t meals = 0, lo = UINT64_MAX, hi = 0;
+        for (uint64_t k : run.meals) {
+            meals += k;
+            lo = std::min(lo, k);
+            hi = std::max(hi, k);
+        }
+        Outcome out;
+        out.ns = run.ns;
+        out.result = "meals=" + std::to_string(meals) + " fork_uses=" + std::to_string(run.fork_uses) +
+                     " overlaps=" + std::to_string(run.overlaps);
+        out.metric("min_meals", static_cast<int64_t>(lo));
+        out.metric("max_meals", static_cast<int64_t>(hi));
         return out;
     };
     return plan;

@@ -14,7 +14,9 @@
 //              above W;
 //   coordination mutex (every shape, tbb at W = 1, 2, 3), prodcons, condition and threadring, every
 //              shape at small sizes, n = 1, m = 0 and a ring of 2, against their closed forms: n*m,
-//              N and N(N+1)/2 with N = n*m, 2*n*m, and (N mod R) + 1.
+//              N and N(N+1)/2 with N = n*m, 2*n*m, and (N mod R) + 1;
+//   philosophers every philosopher's own count m, fork uses 2*n*m and no overlap at n = 2, 3, 5, 8, 33
+//              (m = 0 among them), and the fork's overlap count itself on hand-made takes.
 // The last line is "N passed, M failed"; the exit status is 1 when anything failed.
 #include "../src/kernels.hpp"
 
@@ -579,6 +581,38 @@ void test_threadring() {
         }
 }
 
+// The overlap detector: a take that finds the fork held counts one; a put-down frees it.
+void test_fork() {
+    Case c("philosophers fork bookkeeping");
+    cb::Fork f;
+    c.eq("holder on the table", f.holder, cb::Fork::kNone);
+    f.take(3);
+    c.eq("holder after a take", f.holder, 3);
+    f.use();
+    f.put_down();
+    f.take(4);
+    c.eq("overlaps after take, put down, take", f.overlaps, static_cast<uint64_t>(0));
+    f.take(5);  // what a broken exclusion would do: 5 takes the fork 4 is eating with
+    c.eq("overlaps after a take of a held fork", f.overlaps, static_cast<uint64_t>(1));
+    c.eq("holder", f.holder, 5);
+    c.eq("uses", f.uses, static_cast<uint64_t>(1));
+}
+
+void test_philosophers() {
+    const Nm sizes[] = {{2, 0}, {2, 1}, {2, 300}, {3, 7}, {5, 200}, {8, 1000}, {33, 20}};
+    for (const Nm& p : sizes)
+        for (int rep = 0; rep < 2; ++rep) {
+            Case c(std::string("philosophers scoped-lock n=") + std::to_string(p.n) + " m=" + std::to_string(p.m) +
+                   " run " + std::to_string(rep));
+            cb::PhilosophersRun run = cb::philosophers_run(cb::PhilosophersShape::ScopedLock, p.n, p.m);
+            c.eq("philosophers", run.meals.size(), static_cast<size_t>(p.n));
+            for (uint64_t meals : run.meals) c.eq("one philosopher's meals", meals, p.m);
+            c.eq("fork uses", run.fork_uses, 2 * static_cast<uint64_t>(p.n) * p.m);
+            c.eq("overlaps", run.overlaps, static_cast<uint64_t>(0));
+            c.expect("ns >= 0", run.ns >= 0);
+        }
+}
+
 }  // namespace
 
 int main() {
@@ -597,6 +631,8 @@ int main() {
     test_prodcons();
     test_condition();
     test_threadring();
+    test_fork();
+    test_philosophers();
     std::printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -28,7 +28,7 @@
 %% Models: {Name, one-line description}.
 models() ->
     [{?MODEL, "Erlang processes and asynchronous messages: a process per worker, creature, chunk, "
-      "row block or ring member"}].
+      "row block, ring member, fork or philosopher"}].
 
 %% Benchmarks: {Id, Param domain, [{Model, Shapes (faithful first), [{Key, Domain, Default}]}]}.
 %% A domain is {int, Min, Max} (either bound may be none), {values, [String]} or
@@ -65,7 +65,11 @@ table() ->
      || {Id, Shape} <- [{"mutex", "counter"}, {"prodcons", "queue"},
                         {"condition", "coordinator"}]] ++
     [{"threadring", {int, 0, none},
-      [{?MODEL, ["ring"], [{"ring", {int, 2, ?MAX_PROCS}, "503"}]}]}].
+      [{?MODEL, ["ring"], [{"ring", {int, 2, ?MAX_PROCS}, "503"}]}]},
+     %% philosophers (ours, docs/benchmarks/philosophers.md; src/cb_philosophers.erl): --param m,
+     %% the meals each; n philosophers and n forks, one process each, so 2n within MAX_PROCS.
+     {"philosophers", {int, 0, none},
+      [{?MODEL, ["ordered"], [{"n", {int, 2, ?MAX_PROCS div 2}, "5"}]}]}].
 
 %% ---------------------------------------------------------------- entry
 
@@ -274,6 +278,8 @@ spec("fannkuch", R = #{shape := Shape, n := N, workers := W}) ->
     {fannkuch, list_to_atom(Shape), N, K, W};
 spec("threadring", R = #{n := N}) ->
     {threadring, N, int(option(R, "ring"))};
+spec("philosophers", R = #{n := M}) ->
+    {philosophers, int(option(R, "n")), M};
 spec(Bench, R = #{n := M}) when Bench =:= "mutex"; Bench =:= "prodcons"; Bench =:= "condition" ->
     {coordination, list_to_atom(Bench), int(option(R, "n")), M};
 spec(Bench, R = #{shape := Shape, n := N, workers := W}) ->
@@ -325,6 +331,7 @@ kernel({chameneos, redux, N}) -> cb_chameneos:redux(N);
 kernel({fannkuch, Shape, N, K, W}) -> cb_fannkuch:iteration(Shape, N, K, W);
 kernel({coordination, Bench, N, M}) -> cb_coordination:Bench(N, M);
 kernel({threadring, N, R}) -> cb_coordination:threadring(N, R);
+kernel({philosophers, N, M}) -> cb_philosophers:ordered(N, M);
 kernel({cowichan, Bench, Shape, Cfg, Input}) -> cb_cowichan:iteration(Bench, Shape, Cfg, Input).
 
 runtime() ->
