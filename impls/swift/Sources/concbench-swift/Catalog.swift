@@ -1,3 +1,4 @@
+import Separate
 import ConcbenchKernels
 import Foundation
 
@@ -100,6 +101,7 @@ enum Catalog {
         ("gcd", "Grand Central Dispatch (swift-corelibs-libdispatch)"),
         ("sc", "Swift concurrency: tasks, task groups, actors"),
         ("seq", "sequential baseline, no tasks"),
+        ("qs", "SCOOP/Qs execution model (our Separate library): handlers, queues of queues, separate blocks"),
     ]
 
     // Options shared by several benchmarks.
@@ -147,6 +149,18 @@ enum Catalog {
     static func sc(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
         ModelSpec(name: "sc", shapes: shapes, options: options)
     }
+
+    /// qs: the Separate runtime (SCOOP/Qs's execution model); `config` picks the paper's
+    /// optimisations (Tables 1 and 2), and every qs entry takes it.
+    static let config = OptionSpec(
+        "config", .values(Configuration.allCases.map(\.rawValue)), default: Configuration.all.rawValue)
+
+    static func qs(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
+        ModelSpec(name: "qs", shapes: shapes, options: [config] + options)
+    }
+
+    /// philosophers: n philosophers and forks (at least 2: one fork cannot be both hands).
+    static let philosophers = OptionSpec("n", .int(min: 2, max: 100_000), default: "5")
 
     static func seq(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
         ModelSpec(name: "seq", shapes: shapes, options: options)
@@ -215,18 +229,24 @@ enum Catalog {
             models: [
                 gcd(Coordination.MutexGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
                 sc(["actor"], [coordinationWorkers]),
+
+                qs(["separate"], [coordinationWorkers]),
             ]),
         BenchmarkSpec(
             name: "prodcons", param: coordinationOps,
             models: [
                 gcd(Coordination.ProdConsGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
                 sc(["actor"], [coordinationWorkers]),
+
+                qs(["separate"], [coordinationWorkers]),
             ]),
         BenchmarkSpec(
             name: "condition", param: coordinationOps,
             models: [
                 gcd(Coordination.ConditionGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
                 sc(["actor"], [coordinationWorkers]),
+
+                qs(["separate"], [coordinationWorkers]),
             ]),
         // N is the token, so also the number of passes; 0 makes entity 1 answer at once.
         BenchmarkSpec(
@@ -234,7 +254,11 @@ enum Catalog {
             models: [
                 gcd(Threadring.GCDShape.allCases.map(\.rawValue), [ring]),
                 sc(Threadring.SCShape.allCases.map(\.rawValue), [ring]),
+                qs(["separate"], [ring]),
             ]),
+        BenchmarkSpec(
+            name: "philosophers", param: coordinationOps,
+            models: [sc(["ordered"], [philosophers]), qs(["separate"], [philosophers])]),
     ] + Cowichan.Benchmark.allCases.map { benchmark in
         // n is bounded by winnow's key packing and the memory of n² cells.
         BenchmarkSpec(
@@ -540,6 +564,24 @@ enum Catalog {
             let shape = Threadring.SCShape(rawValue: c.shape)!
             let (tokens, ring) = (c.n, c.int("ring"))
             return .suspending(kernel: { _ in await Threadring.sc(shape, tokens: tokens, ring: ring) }, spawns: nil)
+        case ("mutex", "qs", _):
+            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Coordination.mutexQS(runtime, n: n, m: m) }, spawns: nil)
+        case ("prodcons", "qs", _):
+            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Coordination.prodconsQS(runtime, n: n, m: m) }, spawns: nil)
+        case ("condition", "qs", _):
+            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Coordination.conditionQS(runtime, n: n, m: m) }, spawns: nil)
+        case ("threadring", "qs", _):
+            let (runtime, tokens, ring) = (separateRuntime(c), c.n, c.int("ring"))
+            return .suspending(kernel: { _ in await Threadring.qs(runtime, tokens: tokens, ring: ring) }, spawns: nil)
+        case ("philosophers", "sc", "ordered"):
+            let (n, m) = (c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Philosophers.sc(n: n, m: m) }, spawns: nil)
+        case ("philosophers", "qs", _):
+            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            return .suspending(kernel: { _ in await Philosophers.qs(runtime, n: n, m: m) }, spawns: nil)
         case ("threadring", "gcd", _):
             let shape = Threadring.GCDShape(rawValue: c.shape)!
             let (tokens, ring) = (c.n, c.int("ring"))
@@ -585,6 +627,13 @@ enum Catalog {
     /// The cores this process may run on: the default window when `--workers` is absent.
     /// On Linux Foundation's count ignores the affinity mask (taskset, cgroup cpusets),
     /// and Glibc does not export sched_getaffinity, so read the mask the kernel reports.
+    /// One runtime for the whole process: its threads (one per core given, or --workers) start
+    /// before the first iteration, like the other models' pools.
+    static func separateRuntime(_ c: Checked) -> Runtime {
+        Runtime(workers: c.workers ?? availableCores(),
+                configuration: Configuration(rawValue: c.value("config") ?? "all") ?? .all)
+    }
+
     static func availableCores() -> Int {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })

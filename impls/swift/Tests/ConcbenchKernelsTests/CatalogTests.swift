@@ -92,7 +92,7 @@ final class CatalogTests: XCTestCase {
                     let line = "\(benchmark.name) --model \(model.name) --param \(param) --iterations 1"
                         + " --option shape=\(shape)" + options
                     switch (model.name, Catalog.makePlan(try Catalog.check(try args(line)))) {
-                    case ("sc", .suspending), ("gcd", .blocking), ("seq", .blocking):
+                    case ("sc", .suspending), ("qs", .suspending), ("gcd", .blocking), ("seq", .blocking):
                         break
                     default:
                         XCTFail("\(line): wrong driver kind")

@@ -1,0 +1,94 @@
+import Separate
+import Synchronization
+
+/// The coordination benchmarks as the specs' SCOOP/Qs programs, on the Separate runtime: the shared
+/// object lives on its own handler, every worker is a client task on the runtime's threads.
+extension Coordination {
+    final class Count { var value = 0 }
+
+    /// prodcons' container: a stack, as the paper's stored program (INT_STACK) had.
+    final class Stack { var items: [Int] = [] }
+
+    /// mutex/qs: each worker logs `separate data do data.incr end` m times and never waits; main
+    /// joins the workers, then queries from its own block, queued behind every worker's.
+    public static func mutexQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+        await Sample.timing({
+            let data = Handler(Count(), runtime: runtime)
+            await clients(runtime, n) { _, client in
+                for _ in 0..<m {
+                    await client.separate(data) { d in d.call { $0.value += 1 } }
+                }
+            }
+            return await Client(runtime).separate(data) { d in await d.query { $0.value } }
+        }, format: mutexResult)
+    }
+
+    /// prodcons/qs: producers log pushes; a consumer's block waits on `stack.count > 0`, then takes
+    /// the top with a query and pops with a call, one atomic step under the block guarantee.
+    public static func prodconsQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+        await Sample.timing({
+            let stack = Handler(Stack(), runtime: runtime)
+            let totals = Totals()
+            await clients(runtime, 2 * n) { index, client in
+                if index < n {
+                    for k in 0..<m {
+                        let value = item(producer: index, index: k, m: m)
+                        await client.separate(stack) { s in s.call { $0.items.append(value) } }
+                    }
+                } else {
+                    var count = 0
+                    var sum: UInt64 = 0
+                    for _ in 0..<m {
+                        let value = await client.separate(stack, until: { !$0.items.isEmpty }) { s in
+                            let top = await s.query { $0.items.last! }
+                            s.call { $0.items.removeLast() }
+                            return top
+                        }
+                        sum &+= UInt64(value)
+                        count += 1
+                    }
+                    totals.add(count: count, sum: sum)
+                }
+            }
+            return totals.value
+        }, format: { prodconsResult(consumed: $0.count, sum: $0.sum) })
+    }
+
+    /// condition/qs: 2n workers each run m blocks `separate data require data.value \\ 2 = f do
+    /// data.incr end`; a false condition gives the reservation back until data changes.
+    public static func conditionQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+        await Sample.timing({
+            let data = Handler(Count(), runtime: runtime)
+            await clients(runtime, 2 * n) { index, client in
+                let parity = index % 2
+                for _ in 0..<m {
+                    await client.separate(data, until: { $0.value % 2 == parity }) { d in d.call { $0.value += 1 } }
+                }
+            }
+            return await Client(runtime).separate(data) { d in await d.query { $0.value } }
+        }, format: conditionResult)
+    }
+}
+
+/// Starts `count` client tasks on the runtime's threads, each with its own Client, and waits for all.
+func clients(_ runtime: Runtime, _ count: Int, _ body: @escaping @Sendable (Int, Client) async -> Void) async {
+    await withDiscardingTaskGroup { group in
+        for index in 0..<count {
+            group.addTask(executorPreference: runtime.pool) { await body(index, Client(runtime)) }
+        }
+    }
+}
+
+/// The consumers' counts and sums, added up as each consumer finishes.
+final class Totals: Sendable {
+    private let state = Mutex((count: 0, sum: UInt64(0)))
+
+    func add(count: Int, sum: UInt64) {
+        state.withLock {
+            $0.count += count
+            $0.sum &+= sum
+        }
+    }
+
+    var value: (count: Int, sum: UInt64) { state.withLock { $0 } }
+}

@@ -1,0 +1,232 @@
+// The execution model's guarantees (seed 001, Sec. 2), each checked over many randomized
+// schedules: random pool widths, client counts, block lengths and suspension points, under every
+// configuration. A failing trial prints its seed.
+
+import Foundation
+import Separate
+import XCTest
+
+/// A small seeded generator, so a failing schedule can be replayed.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+final class Journal {
+    var entries: [Entry] = []
+    struct Entry: Equatable { let client: Int, block: Int, seq: Int }
+}
+
+final class Cell {
+    var value = 0
+}
+
+/// Runs `body` with a fresh runtime and shuts it down afterwards.
+func withRuntime<T: Sendable>(workers: Int, _ configuration: Configuration,
+                              _ body: @escaping @Sendable (Runtime) async throws -> T) async rethrows -> T {
+    let runtime = Runtime(workers: workers, configuration: configuration)
+    defer { runtime.shutdown() }
+    return try await runtime.run { try await body(runtime) }
+}
+
+/// Starts one client task per index on the runtime's threads and waits for them all.
+func clients(_ runtime: Runtime, _ count: Int, _ body: @escaping @Sendable (Int, Client) async -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<count {
+            group.addTask(executorPreference: runtime.pool) { await body(index, Client(runtime)) }
+        }
+    }
+}
+
+final class GuaranteeTests: XCTestCase {
+    /// The calls of one block run in the order logged, with no other client's call between them.
+    func testBlocksRunInOrderWithoutInterleaving() async {
+        for trial in 0..<200 {
+            var random = SplitMix(state: UInt64(trial))
+            let configuration = Configuration.allCases[trial % Configuration.allCases.count]
+            let workers = Int.random(in: 1...4, using: &random)
+            let clientCount = Int.random(in: 2...6, using: &random)
+            let seed = random.next()
+            let logged = Counter()
+            let journal = await withRuntime(workers: workers, configuration) { runtime in
+                let handler = Handler(Journal(), runtime: runtime)
+                await clients(runtime, clientCount) { index, client in
+                    var random = SplitMix(state: seed &+ UInt64(index))
+                    for block in 0..<25 {
+                        let length = Int.random(in: 1...8, using: &random)
+                        let queryAt = Int.random(in: 0...length, using: &random)
+                        let yields = Bool.random(using: &random)
+                        await client.separate(handler) { h in
+                            for seq in 0..<length {
+                                h.call { $0.entries.append(.init(client: index, block: block, seq: seq)) }
+                                logged.add()
+                                if seq == queryAt { _ = await h.query { $0.entries.count } }
+                                if yields { await Task.yield() }
+                            }
+                        }
+                    }
+                }
+                return await Client(runtime).separate(handler) { h in await h.query { UncheckedEntries($0.entries) } }
+            }.entries
+            let context = "trial \(trial) (\(configuration), \(workers) workers, \(clientCount) clients)"
+            XCTAssertEqual(journal.count, logged.value, "\(context): calls lost or run twice")
+            var index = 0
+            var lastBlock = [Int: Int]()
+            while index < journal.count {
+                let first = journal[index]
+                XCTAssertEqual(first.seq, 0, "\(context): a block starts mid-way at \(index)")
+                var seq = 0
+                while index < journal.count && journal[index].client == first.client && journal[index].block == first.block {
+                    XCTAssertEqual(journal[index].seq, seq, "\(context): out of order at \(index)")
+                    seq += 1
+                    index += 1
+                }
+                XCTAssertGreaterThan(first.block, lastBlock[first.client] ?? -1,
+                                     "\(context): block \(first.block) of client \(first.client) split or repeated")
+                lastBlock[first.client] = first.block
+            }
+            XCTAssertEqual(lastBlock.count, clientCount, context)
+            XCTAssertTrue(lastBlock.values.allSatisfy { $0 == 24 }, context)
+        }
+    }
+
+    /// Fig. 5: blocks reserving x and y together see them consistently: never one client's colour
+    /// on x and another's on y.
+    func testMultiReservationSeesConsistentState() async {
+        for trial in 0..<60 {
+            var random = SplitMix(state: 1000 + UInt64(trial))
+            let configuration = Configuration.allCases[trial % Configuration.allCases.count]
+            let workers = Int.random(in: 1...4, using: &random)
+            let seed = random.next()
+            let mismatches = await withRuntime(workers: workers, configuration) { runtime in
+                let x = Handler(Cell(), runtime: runtime), y = Handler(Cell(), runtime: runtime)
+                let seen = Counter()
+                await clients(runtime, 6) { index, client in
+                    var random = SplitMix(state: seed &+ UInt64(index))
+                    for _ in 0..<150 {
+                        let pause = Bool.random(using: &random)
+                        if index < 3 {        // writers: both to this client's colour
+                            await client.separate(x, y) { a, b in
+                                a.call { $0.value = index + 1 }
+                                if pause { await Task.yield() }
+                                b.call { $0.value = index + 1 }
+                            }
+                        } else {              // readers: both must agree
+                            let pair = await client.separate(x, y) { a, b in
+                                (await a.query { $0.value }, await b.query { $0.value })
+                            }
+                            if pair.0 != pair.1 { seen.add() }
+                        }
+                    }
+                }
+                return seen.value
+            }
+            XCTAssertEqual(mismatches, 0, "trial \(trial) (\(configuration), \(workers) workers)")
+        }
+    }
+
+    /// Fig. 6: two clients nesting blocks on x and y in opposite orders, logging commands only, never
+    /// deadlock under the queue of queues: 10 000 times each.
+    func testOppositeNestedReservationsNeverDeadlock() async {
+        for configuration in [Configuration.qoq, .all] {
+            let totals = await withRuntime(workers: 2, configuration) { runtime in
+                let x = Handler(Cell(), runtime: runtime), y = Handler(Cell(), runtime: runtime)
+                await clients(runtime, 2) { index, client in
+                    let (outer, inner) = index == 0 ? (x, y) : (y, x)
+                    for _ in 0..<10_000 {
+                        await client.separate(outer) { o in
+                            o.call { $0.value += 1 }
+                            await client.separate(inner) { i in i.call { $0.value += 1 } }
+                        }
+                    }
+                }
+                return await Client(runtime).separate(x, y) { a, b in (await a.query { $0.value }, await b.query { $0.value }) }
+            }
+            XCTAssertEqual(totals.0, 20_000, "\(configuration)")
+            XCTAssertEqual(totals.1, 20_000, "\(configuration)")
+        }
+    }
+
+    /// What remains: a cycle of queries. Client 1 holds x and queries y inside; client 2 holds y and
+    /// queries x inside. Forced into that interleaving, neither query returns.
+    func testAQueryCycleDeadlocks() async throws {
+        let runtime = Runtime(workers: 2, configuration: .all)
+        let x = Handler(Cell(), runtime: runtime), y = Handler(Cell(), runtime: runtime)
+        let both = Counter(), done = Counter()
+        for (outer, inner) in [(x, y), (y, x)] {
+            Task(executorPreference: runtime.pool) {
+                let client = Client(runtime)
+                await client.separate(outer) { o in
+                    _ = await o.query { $0.value }   // the handler now waits on this block
+                    both.add()
+                    while both.value < 2 { await Task.yield() }
+                    _ = await client.separate(inner) { i in await i.query { $0.value } }
+                    done.add()
+                }
+            }
+        }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        XCTAssertEqual(both.value, 2)
+        XCTAssertEqual(done.value, 0, "a query cycle should deadlock")
+        // The two clients stay suspended for good; the runtime's threads are idle, so it is left as it is.
+    }
+
+    /// Wait conditions: 2n workers take turns by parity on one counter (the condition benchmark).
+    func testWaitConditionsLetWorkersTakeTurns() async {
+        for configuration in Configuration.allCases {
+            let value = await withRuntime(workers: 2, configuration) { runtime in
+                let data = Handler(Cell(), runtime: runtime)
+                await clients(runtime, 8) { index, client in
+                    let parity = index % 2
+                    for _ in 0..<100 {
+                        await client.separate(data, until: { $0.value % 2 == parity }) { d in d.call { $0.value += 1 } }
+                    }
+                }
+                return await Client(runtime).separate(data) { d in await d.query { $0.value } }
+            }
+            XCTAssertEqual(value, 800, "\(configuration)")
+        }
+    }
+
+    /// Handlers are lightweight: 10 000 of them on a pool of 2 threads add no thread.
+    func testTenThousandHandlersCostNoThreads() async {
+        let runtime = Runtime(workers: 2)
+        defer { runtime.shutdown() }
+        let before = threadCount()
+        let sum = await runtime.run {
+            let handlers = (0..<10_000).map { _ in Handler(Cell(), runtime: runtime) }
+            let client = Client(runtime)
+            for (i, handler) in handlers.enumerated() {
+                await client.separate(handler) { h in h.call { $0.value = i } }
+            }
+            var sum = 0
+            for handler in handlers { sum += await client.separate(handler) { h in await h.query { $0.value } } }
+            return sum
+        }
+        XCTAssertEqual(sum, (0..<10_000).reduce(0, +))
+        XCTAssertLessThanOrEqual(threadCount(), before, "handlers must not start threads")
+    }
+}
+
+func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
+
+/// The journal's entries leave the handler after a query, as a copy.
+struct UncheckedEntries: @unchecked Sendable {
+    let entries: [Journal.Entry]
+    init(_ entries: [Journal.Entry]) { self.entries = entries }
+}
