@@ -91,11 +91,4 @@ threadring_stops_ring_test() ->
     Before = erlang:system_info(process_count),
     Want = fmt("id=~b", [walk(1, 1000, 503)]),
     ?assertEqual(Want, result(fun() -> cb_coordination:threadring(1000, 503) end)),
-    ?assertEqual(true, settles(Before, 100)).
-
-settles(Before, 0) -> erlang:system_info(process_count) =< Before;
-settles(Before, K) ->
-    case erlang:system_info(process_count) =< Before of
-        true -> true;
-        false -> timer:sleep(10), settles(Before, K - 1)
-    end.
+    ?assertEqual(true, cb_test_helpers:settles(Before, 100)).

@@ -77,11 +77,4 @@ run_leaves_no_process_test() ->
     Before = erlang:system_info(process_count),
     {_, Result, _} = cb_test_helpers:isolated(fun() -> cb_philosophers:ordered(100, 50) end),
     ?assertEqual(fmt("meals=~b fork_uses=~b overlaps=~b", [5000, 10000, 0]), Result),
-    ?assertEqual(true, settles(Before, 100)).
-
-settles(Before, 0) -> erlang:system_info(process_count) =< Before;
-settles(Before, K) ->
-    case erlang:system_info(process_count) =< Before of
-        true -> true;
-        false -> timer:sleep(10), settles(Before, K - 1)
-    end.
+    ?assertEqual(true, cb_test_helpers:settles(Before, 100)).

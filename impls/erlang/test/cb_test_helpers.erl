@@ -1,6 +1,6 @@
 %% Helpers shared by the kernels' tests (EUnit finds no tests here).
 -module(cb_test_helpers).
--export([isolated/1, spawn_count/1]).
+-export([isolated/1, spawn_count/1, settles/2]).
 
 %% Runs a kernel call in a fresh process that does not trap exits and links to what it spawns,
 %% as the front end does; returns its result, or fails the test with the crash reason.
@@ -32,4 +32,13 @@ spawned(Pid, K) ->
         {trace, Pid, _, _} -> spawned(Pid, K);
         {trace, Pid, _, _, _} -> spawned(Pid, K)
     after 0 -> K
+    end.
+
+%% Whether the process count falls back to at most Before within K polls 10 ms apart: a finished
+%% kernel leaves no process behind.
+settles(Before, 0) -> erlang:system_info(process_count) =< Before;
+settles(Before, K) ->
+    case erlang:system_info(process_count) =< Before of
+        true -> true;
+        false -> timer:sleep(10), settles(Before, K - 1)
     end.
