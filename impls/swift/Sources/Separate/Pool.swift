@@ -40,7 +40,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     private var sleeping = 0
     private var stopping = false
     private var threads: [Thread] = []
-    private var running = 0              // workers still serving
+    private var running = 0              // workers started and still serving
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -51,21 +51,28 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     public init(width: Int) {
         precondition(width >= 1, "a pool needs at least one thread")
         self.width = width
-        running = width
         for index in 0..<width {
             let worker = Worker(pool: self)
             let thread = Thread { [self] in
+                Pool.name("separate-\(index)")
                 pthread_setspecific(Pool.key, Unmanaged.passUnretained(worker).toOpaque())
+                condition.lock()
+                running += 1
+                condition.broadcast()
+                condition.unlock()
                 serve(worker)
                 condition.lock()
                 running -= 1
                 condition.broadcast()
                 condition.unlock()
             }
-            thread.name = "separate-\(index)"
             threads.append(thread)
             thread.start()
         }
+        // A pool is ready, its threads named and serving, when it is returned.
+        condition.lock()
+        while running < width { condition.wait() }
+        condition.unlock()
     }
 
     /// Stops the threads once the queue is empty and waits for them; work submitted later never
@@ -111,6 +118,14 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     func whenSuspended(_ action: @escaping () -> Void) {
         guard let worker = Pool.currentWorker(), worker.pool === self else { return action() }
         worker.afterJob.append(action)
+    }
+
+    /// Names the calling thread, as /proc, `top -H` and debuggers show it (Glibc's
+    /// pthread_setname_np is not visible to Swift; a thread may write its own comm).
+    static func name(_ name: String) {
+        guard let file = fopen("/proc/thread-self/comm", "w") else { return }
+        fputs(name, file)
+        fclose(file)
     }
 
     static func currentWorker() -> Worker? {
