@@ -33,8 +33,15 @@ public final class Client: @unchecked Sendable {
 
     public func separate<A, R>(_ a: Handler<A>,
                                _ body: (Reserved<A>) async throws -> R) async rethrows -> R {
-        let queues = await reserve([a.core])
-        return try await finish(queues) { try await body(Reserved(a, queues[0], self)) }
+        let queue = await reserve(a.core)
+        do {
+            let result = try await body(Reserved(a, queue, self))
+            end(queue)
+            return result
+        } catch {
+            end(queue)
+            throw error
+        }
     }
 
     public func separate<A, B, R>(_ a: Handler<A>, _ b: Handler<B>,
@@ -61,13 +68,20 @@ public final class Client: @unchecked Sendable {
     public func separate<A, R>(_ a: Handler<A>, until condition: (A) -> Bool,
                                _ body: (Reserved<A>) async throws -> R) async rethrows -> R {
         while true {
-            let queues = await reserve([a.core])
-            await sync(queues[0])
+            let queue = await reserve(a.core)
+            await sync(queue)
             if condition(a.object) {
-                return try await finish(queues) { try await body(Reserved(a, queues[0], self)) }
+                do {
+                    let result = try await body(Reserved(a, queue, self))
+                    end(queue)
+                    return result
+                } catch {
+                    end(queue)
+                    throw error
+                }
             }
             let seen = a.core.version
-            end(queues)
+            end(queue)
             await waitForChange([a.core], from: [seen])
         }
     }
@@ -96,6 +110,15 @@ public final class Client: @unchecked Sendable {
         if let queue = cache[core.id] { return queue }
         let queue = PrivateQueue(core: core)
         cache[core.id] = queue
+        return queue
+    }
+
+    /// SEPARATE on one handler: its private queue enters the handler's queue of queues.
+    private func reserve(_ core: HandlerCore) async -> PrivateQueue {
+        let queue = queue(for: core)
+        if runtime.configuration.locksBlocks { await core.blockLock.acquire(on: runtime.pool) }
+        core.enqueue(queue)
+        queue.synced = false
         return queue
     }
 
@@ -138,13 +161,13 @@ public final class Client: @unchecked Sendable {
 
     /// END: the handlers move on to their next clients.
     private func end(_ queues: [PrivateQueue]) {
-        for queue in queues {
-            queue.log(.end)
-            queue.synced = false
-        }
-        if runtime.configuration.locksBlocks {
-            for queue in queues { queue.core.blockLock.release() }
-        }
+        for queue in queues { end(queue) }
+    }
+
+    private func end(_ queue: PrivateQueue) {
+        queue.log(.end)
+        queue.synced = false
+        if runtime.configuration.locksBlocks { queue.core.blockLock.release() }
     }
 
     /// SYNC: returns when the handler has run everything logged so far and waits on this queue.

@@ -21,7 +21,7 @@ enum Request {
 /// One client's queue for one handler: the client logs, the handler runs.
 final class PrivateQueue: @unchecked Sendable {
     let requests = SPSCQueue<Request>()
-    unowned let core: HandlerCore
+    let core: HandlerCore
     // Client side only: the handler has run everything logged so far and waits on this queue
     // (dynamic sync coalescing, Sec. 3.4.1).
     var synced = false
