@@ -34,14 +34,7 @@ public final class Client: @unchecked Sendable {
     public func separate<A, R>(_ a: Handler<A>,
                                _ body: (Reserved<A>) async throws -> R) async rethrows -> R {
         let queue = await reserve(a.core)
-        do {
-            let result = try await body(Reserved(a, queue, self))
-            end(queue)
-            return result
-        } catch {
-            end(queue)
-            throw error
-        }
+        return try await finishing({ end(queue) }) { try await body(Reserved(a, queue, self)) }
     }
 
     public func separate<A, B, R>(_ a: Handler<A>, _ b: Handler<B>,
@@ -71,14 +64,7 @@ public final class Client: @unchecked Sendable {
             let queue = await reserve(a.core)
             await sync(queue)
             if condition(a.object) {
-                do {
-                    let result = try await body(Reserved(a, queue, self))
-                    end(queue)
-                    return result
-                } catch {
-                    end(queue)
-                    throw error
-                }
+                return try await finishing({ end(queue) }) { try await body(Reserved(a, queue, self)) }
             }
             let seen = a.core.version
             end(queue)
@@ -149,12 +135,17 @@ public final class Client: @unchecked Sendable {
     }
 
     private func finish<R>(_ queues: [PrivateQueue], _ body: () async throws -> R) async rethrows -> R {
+        try await finishing({ end(queues) }, body)
+    }
+
+    /// Runs a block's body and then `ending` (its END), whether the body returns or throws.
+    private func finishing<R>(_ ending: () -> Void, _ body: () async throws -> R) async rethrows -> R {
         do {
             let result = try await body()
-            end(queues)
+            ending()
             return result
         } catch {
-            end(queues)
+            ending()
             throw error
         }
     }
