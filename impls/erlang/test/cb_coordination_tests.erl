@@ -5,16 +5,11 @@
 %% iteration leaves none of its ring behind. Run with `make test`.
 -module(cb_coordination_tests).
 
-%% Exported by hand and the assertion defined here, as in cb_kernels_tests (no eunit.hrl in
-%% erlang-nox).
+%% Exported by hand, with the assertions of cb_asserts.hrl (no eunit.hrl in erlang-nox).
 -export([mutex_test_/0, prodcons_test_/0, condition_test_/0, threadring_test_/0,
          spawn_count_test_/0, threadring_stops_ring_test/0]).
 
--define(assertEqual(Want, Expr), assert_equal(Want, Expr, ??Expr, ?LINE)).
-
-assert_equal(Want, Want, _Text, _Line) -> ok;
-assert_equal(Want, Got, Text, Line) ->
-    erlang:error({assert_equal, [{line, Line}, {expression, Text}, {expected, Want}, {value, Got}]}).
+-include("cb_asserts.hrl").
 
 %% A kernel call in a fresh process that does not trap exits, as the front end runs it; its
 %% result string, or the test fails with the crash (or after 30 s, a hang).

@@ -6,27 +6,17 @@
 %% compared with what this module computes itself. Run with `make test`.
 -module(cb_cowichan_tests).
 
-%% Exported by hand and with local assertions, as in cb_kernels_tests (no eunit.hrl in erlang-nox).
+%% Exported by hand, with the assertions of cb_asserts.hrl (no eunit.hrl in erlang-nox).
 -export([lcg_test/0, partition_test_/0, quantise_test/0, checksum_test/0, thresh_ties_test_/0,
          winnow_order_test_/0, winnow_too_few_test_/0, stages_test_/0, iterations_test_/0,
          processes_test_/0]).
 
--define(assertEqual(Want, Expr), assert_equal(Want, Expr, ??Expr, ?LINE)).
--define(assert(Expr), assert_true(Expr, ??Expr, ?LINE)).
+-include("cb_asserts.hrl").
 
 -define(SHAPES, [blocks, lists]).
 -define(WORKERS, [1, 2, 3, 7]).
 
-assert_equal(Want, Want, _Text, _Line) -> ok;
-assert_equal(Want, Got, Text, Line) ->
-    erlang:error({assert_equal, [{line, Line}, {expression, Text}, {expected, Want}, {value, Got}]}).
-
-assert_true(true, _Text, _Line) -> ok;
-assert_true(Got, Text, Line) ->
-    erlang:error({assert, [{line, Line}, {expression, Text}, {expected, true}, {value, Got}]}).
-
 name(Fmt, Args) -> lists:flatten(io_lib:format(Fmt, Args)).
-
 
 %% ------------------------------------------------------------------ the sequential kernel
 

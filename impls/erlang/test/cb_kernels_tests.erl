@@ -6,22 +6,11 @@
 -module(cb_kernels_tests).
 
 %% EUnit finds the *_test/0 and *_test_/0 functions of this module. They are exported by hand,
-%% and the two assertions are defined below, because eunit.hrl is in Debian's erlang-dev, which
-%% erlang-nox (all this implementation installs) does not pull in; the eunit runner itself is
-%% in erlang-eunit, which it does.
+%% with the assertions of cb_asserts.hrl, because eunit.hrl is not installed (see there).
 -export([perm_order_test/0, fannkuch_shapes_test_/0, fannkuch_process_count_test_/0,
          chameneos_encore_test_/0, chameneos_redux_test_/0, big_test_/0]).
 
--define(assertEqual(Want, Expr), assert_equal(Want, Expr, ??Expr, ?LINE)).
--define(assert(Expr), assert_true(Expr, ??Expr, ?LINE)).
-
-assert_equal(Want, Want, _Text, _Line) -> ok;
-assert_equal(Want, Got, Text, Line) ->
-    erlang:error({assert_equal, [{line, Line}, {expression, Text}, {expected, Want}, {value, Got}]}).
-
-assert_true(true, _Text, _Line) -> ok;
-assert_true(Got, Text, Line) ->
-    erlang:error({assert, [{line, Line}, {expression, Text}, {expected, true}, {value, Got}]}).
+-include("cb_asserts.hrl").
 
 %% ------------------------------------------------------------------ helpers
 

@@ -5,16 +5,11 @@
 %% and that none of them outlives it. Run with `make test`.
 -module(cb_philosophers_tests).
 
-%% Exported by hand and the assertion defined here, as in cb_kernels_tests (no eunit.hrl in
-%% erlang-nox).
+%% Exported by hand, with the assertions of cb_asserts.hrl (no eunit.hrl in erlang-nox).
 -export([ordered_test_/0, fork_queues_takes_test/0, fork_counts_foreign_release_test/0,
          spawn_count_test_/0, run_leaves_no_process_test/0]).
 
--define(assertEqual(Want, Expr), assert_equal(Want, Expr, ??Expr, ?LINE)).
-
-assert_equal(Want, Want, _Text, _Line) -> ok;
-assert_equal(Want, Got, Text, Line) ->
-    erlang:error({assert_equal, [{line, Line}, {expression, Text}, {expected, Want}, {value, Got}]}).
+-include("cb_asserts.hrl").
 
 fmt(Fmt, Args) -> lists:flatten(io_lib:format(Fmt, Args)).
 

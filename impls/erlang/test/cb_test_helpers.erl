@@ -1,6 +1,6 @@
 %% Helpers shared by the kernels' tests (EUnit finds no tests here).
 -module(cb_test_helpers).
--export([isolated/1, spawn_count/1, settles/2]).
+-export([isolated/1, spawn_count/1, settles/2, assert_equal/4, assert_true/3]).
 
 %% Runs a kernel call in a fresh process that does not trap exits and links to what it spawns,
 %% as the front end does; returns its result, or fails the test with the crash reason.
@@ -42,3 +42,12 @@ settles(Before, K) ->
         true -> true;
         false -> timer:sleep(10), settles(Before, K - 1)
     end.
+
+%% The checks behind cb_asserts.hrl's ?assertEqual and ?assert.
+assert_equal(Want, Want, _Text, _Line) -> ok;
+assert_equal(Want, Got, Text, Line) ->
+    erlang:error({assert_equal, [{line, Line}, {expression, Text}, {expected, Want}, {value, Got}]}).
+
+assert_true(true, _Text, _Line) -> ok;
+assert_true(Got, Text, Line) ->
+    erlang:error({assert, [{line, Line}, {expression, Text}, {expected, true}, {value, Got}]}).
