@@ -554,10 +554,11 @@ def study_report(study_id, session_id, html_dir, db) -> int:
         raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
     record = sessions[-1]
     runs = store.runs(record.id, with_samples=html_dir is not None)
-    grids = _print_study(study, summarise(runs))
+    rows = summarise(runs)
+    grids = _print_study(study, rows)
     if html_dir:
         # The study's charts first; then ours and the published tables of the same benchmark side by side.
-        sections = list(study_figures(study, summarise(runs)))
+        sections = list(study_figures(study, rows))
         for benchmark in dict.fromkeys([*(g.title.split(":")[0] for g in grids), *(t.benchmark for t in study.published)]):
             sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
             sections += [(grid.title, grid_html(grid, caption=False))

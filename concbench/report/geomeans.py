@@ -191,7 +191,18 @@ def _ahead(study: Study, overall: dict[str, float | None], entrant: Entrant) -> 
     return min(others) / mine
 
 
-def standings(study: Study, rows: list[SeriesSummary]) -> tuple[list[Standing], dict[str, list[int]]]:
+@dataclass(frozen=True)
+class Aggregates:
+    """A session's figures for a study, ours and the source's, and every entrant's standing."""
+
+    found: dict[tuple[str, str], Measured]   # (benchmark, entrant) -> the series that stands for it
+    ours: Figures
+    theirs: Figures
+    cores: dict[str, list[int]]              # per swept family, the core counts both sides ran
+    standings: list[Standing]
+
+
+def aggregate(study: Study, rows: list[SeriesSummary]) -> Aggregates:
     """Every entrant's aggregates, and the core counts each swept family was averaged over."""
     found = measured(study, rows)
     ours, theirs = our_figures(study, found), published_figures(study)
@@ -207,7 +218,7 @@ def standings(study: Study, rows: list[SeriesSummary]) -> tuple[list[Standing], 
         theirs_means = published.get(entrant.name, {})
         out.append(Standing(entrant, mine[entrant.name], theirs_means, _ahead(study, overall_ours, entrant),
                             _ahead(study, overall_theirs, entrant) if entrant.published else None))
-    return out, cores
+    return Aggregates(found, ours, theirs, cores, out)
 
 
 def label_of(found: dict[tuple[str, str], Measured], benchmark: str, entrant: str) -> str:

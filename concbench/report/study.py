@@ -325,9 +325,8 @@ def _geomean_grid(study: Study, table: list, cores: dict[str, list[int]], theirs
 
 def geomean_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     """The paper's layout (seconds per core count, seconds per task), the rankings, and its aggregates."""
-    found = geomeans.measured(study, rows)
-    ours, theirs = geomeans.our_figures(study, found), geomeans.published_figures(study)
-    table, cores = geomeans.standings(study, rows)
+    agg = geomeans.aggregate(study, rows)
+    found, ours, theirs, cores = agg.found, agg.ours, agg.theirs, agg.cores
     grids = []
     for family in study.families:
         if family.sweep == "cores":
@@ -337,7 +336,7 @@ def geomean_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
         else:
             grids.append(_single_grid(study, family, found, ours, theirs))
             grids.append(_ranking_grid(study, family, ours, theirs, None))
-    grids.append(_geomean_grid(study, table, cores, theirs))
+    grids.append(_geomean_grid(study, agg.standings, cores, theirs))
     return grids
 
 
@@ -348,9 +347,8 @@ def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, st
         return []
     from . import plots   # matplotlib loads only when a page is wanted
 
-    found = geomeans.measured(study, rows)
-    ours, theirs = geomeans.our_figures(study, found), geomeans.published_figures(study)
-    _, cores = geomeans.standings(study, rows)
+    agg = geomeans.aggregate(study, rows)
+    ours, theirs, cores = agg.ours, agg.theirs, agg.cores
     figures = []
     for family in study.families:
         at = (cores[family.name] or [None])[-1] if family.sweep == "cores" else None
