@@ -37,11 +37,8 @@ extension Cowichan {
             clock.append(monotonicNanos())
             let r = await stages.product(c, outer: outer.value)
             clock.append(monotonicNanos())
-            let stageNs = (1..<clock.count).map { clock[$0] &- clock[$0 - 1] }
             let computeNs = [matrix.computeNs, mask.computeNs, winnowed.computeNs, outer.computeNs, r.computeNs]
-            return Sample(
-                ns: clock[clock.count - 1] &- clock[0], result: productResult(r.value),
-                metrics: chainMetrics(stageNs: stageNs, computeNs: computeNs))
+            return chainSample(clock: clock, computeNs: computeNs, result: productResult(r.value))
         }
     }
 

@@ -425,15 +425,16 @@ public enum Cowichan {
         computeNs.map { [Metric("compute_ns", Int(clamping: $0))] } ?? []
     }
 
-    /// chain's metrics: the five stage times, and the stages' compute times summed where
-    /// the model reports them.
-    static func chainMetrics(stageNs: [UInt64], computeNs: [UInt64?]) -> [Metric] {
+    /// chain's sample from the clock read before the first stage and after each one: the total,
+    /// the five stage times, and the stages' compute times summed where the model reports them.
+    static func chainSample(clock: [UInt64], computeNs: [UInt64?], result: String) -> Sample {
         let names = ["randmat", "thresh", "winnow", "outer", "product"]
+        let stageNs = (1..<clock.count).map { clock[$0] &- clock[$0 - 1] }
         var metrics = zip(names, stageNs).map { Metric("stage_\($0)_ns", Int(clamping: $1)) }
         if computeNs.allSatisfy({ $0 != nil }) {
             metrics += Cowichan.metrics(computeNs: computeNs.reduce(0) { $0 + $1! })
         }
-        return metrics
+        return Sample(ns: clock[clock.count - 1] &- clock[0], result: result, metrics: metrics)
     }
 
     /// Times one stage; its result string is made after the clock stops.
@@ -474,11 +475,8 @@ public enum Cowichan {
             clock.append(monotonicNanos())
             let r = stages.product(c, outer: outer.value)
             clock.append(monotonicNanos())
-            let stageNs = (1..<clock.count).map { clock[$0] &- clock[$0 - 1] }
             let computeNs = [matrix.computeNs, mask.computeNs, winnowed.computeNs, outer.computeNs, r.computeNs]
-            return Sample(
-                ns: clock[clock.count - 1] &- clock[0], result: productResult(r.value),
-                metrics: chainMetrics(stageNs: stageNs, computeNs: computeNs))
+            return chainSample(clock: clock, computeNs: computeNs, result: productResult(r.value))
         }
     }
 }
