@@ -14,7 +14,7 @@ extension Coordination {
     public static func mutexQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         await Sample.timing({
             let data = Handler(Count(), runtime: runtime)
-            await clients(runtime, n) { _, client in
+            await runtime.clients(n) { _, client in
                 for _ in 0..<m {
                     await client.separate(data) { d in d.call { $0.value += 1 } }
                 }
@@ -29,7 +29,7 @@ extension Coordination {
         await Sample.timing({
             let stack = Handler(Stack(), runtime: runtime)
             let totals = Totals()
-            await clients(runtime, 2 * n) { index, client in
+            await runtime.clients(2 * n) { index, client in
                 if index < n {
                     for k in 0..<m {
                         let value = item(producer: index, index: k, m: m)
@@ -59,7 +59,7 @@ extension Coordination {
     public static func conditionQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         await Sample.timing({
             let data = Handler(Count(), runtime: runtime)
-            await clients(runtime, 2 * n) { index, client in
+            await runtime.clients(2 * n) { index, client in
                 let parity = index % 2
                 for _ in 0..<m {
                     await client.separate(data, until: { $0.value % 2 == parity }) { d in d.call { $0.value += 1 } }
@@ -67,15 +67,6 @@ extension Coordination {
             }
             return await Client(runtime).separate(data) { d in await d.query { $0.value } }
         }, format: conditionResult)
-    }
-}
-
-/// Starts `count` client tasks on the runtime's threads, each with its own Client, and waits for all.
-func clients(_ runtime: Runtime, _ count: Int, _ body: @escaping @Sendable (Int, Client) async -> Void) async {
-    await withDiscardingTaskGroup { group in
-        for index in 0..<count {
-            group.addTask(executorPreference: runtime.pool) { await body(index, Client(runtime)) }
-        }
     }
 }
 

@@ -38,7 +38,7 @@ public enum Philosophers {
         let t0 = monotonicNanos()
         let forks = (0..<n).map { _ in Handler(Fork(), runtime: runtime) }
         let meals = MealBook(n)
-        await clients(runtime, n) { i, client in
+        await runtime.clients(n) { i, client in
             let (left, right) = (forks[i], forks[(i + 1) % n])
             var eaten = 0
             for _ in 0..<m {

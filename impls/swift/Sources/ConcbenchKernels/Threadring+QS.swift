@@ -18,7 +18,7 @@ extension Threadring {
             let winner = Winner()
             let starter = Client(runtime)
             await starter.separate(nodes[0]) { first in first.call { $0.token = tokens } }
-            await clients(runtime, ring) { index, client in
+            await runtime.clients(ring) { index, client in
                 let next = nodes[(index + 1) % ring]
                 while true {
                     let token = await client.separate(nodes[index], until: { $0.token != nil }) { node in

@@ -39,6 +39,16 @@ public final class Runtime: Sendable {
         try await withTaskExecutorPreference(pool, operation: body)
     }
 
+    /// Runs `count` client tasks on this runtime's threads, each with its own Client and its index,
+    /// and returns when all have finished.
+    public func clients(_ count: Int, _ body: @escaping @Sendable (Int, Client) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for index in 0..<count {
+                group.addTask(executorPreference: pool) { await body(index, Client(self)) }
+            }
+        }
+    }
+
     /// Stops the threads (after the work already queued).
     public func shutdown() { pool.shutdown() }
 }

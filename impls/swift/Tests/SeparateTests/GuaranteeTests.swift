@@ -35,15 +35,6 @@ func withRuntime<T: Sendable>(workers: Int, _ configuration: Configuration,
     return try await runtime.run { try await body(runtime) }
 }
 
-/// Starts one client task per index on the runtime's threads and waits for them all.
-func clients(_ runtime: Runtime, _ count: Int, _ body: @escaping @Sendable (Int, Client) async -> Void) async {
-    await withTaskGroup(of: Void.self) { group in
-        for index in 0..<count {
-            group.addTask(executorPreference: runtime.pool) { await body(index, Client(runtime)) }
-        }
-    }
-}
-
 final class GuaranteeTests: XCTestCase {
     /// The calls of one block run in the order logged, with no other client's call between them.
     func testBlocksRunInOrderWithoutInterleaving() async {
@@ -56,7 +47,7 @@ final class GuaranteeTests: XCTestCase {
             let logged = Counter()
             let journal = await withRuntime(workers: workers, configuration) { runtime in
                 let handler = Handler(Journal(), runtime: runtime)
-                await clients(runtime, clientCount) { index, client in
+                await runtime.clients(clientCount) { index, client in
                     var random = SplitMix(state: seed &+ UInt64(index))
                     for block in 0..<25 {
                         let length = Int.random(in: 1...8, using: &random)
@@ -107,7 +98,7 @@ final class GuaranteeTests: XCTestCase {
             let mismatches = await withRuntime(workers: workers, configuration) { runtime in
                 let x = Handler(Cell(), runtime: runtime), y = Handler(Cell(), runtime: runtime)
                 let seen = Counter()
-                await clients(runtime, 6) { index, client in
+                await runtime.clients(6) { index, client in
                     var random = SplitMix(state: seed &+ UInt64(index))
                     for _ in 0..<150 {
                         let pause = Bool.random(using: &random)
@@ -137,7 +128,7 @@ final class GuaranteeTests: XCTestCase {
         for configuration in [Configuration.qoq, .all] {
             let totals = await withRuntime(workers: 2, configuration) { runtime in
                 let x = Handler(Cell(), runtime: runtime), y = Handler(Cell(), runtime: runtime)
-                await clients(runtime, 2) { index, client in
+                await runtime.clients(2) { index, client in
                     let (outer, inner) = index == 0 ? (x, y) : (y, x)
                     for _ in 0..<10_000 {
                         await client.separate(outer) { o in
@@ -182,7 +173,7 @@ final class GuaranteeTests: XCTestCase {
         for configuration in Configuration.allCases {
             let value = await withRuntime(workers: 2, configuration) { runtime in
                 let data = Handler(Cell(), runtime: runtime)
-                await clients(runtime, 8) { index, client in
+                await runtime.clients(8) { index, client in
                     let parity = index % 2
                     for _ in 0..<100 {
                         await client.separate(data, until: { $0.value % 2 == parity }) { d in d.call { $0.value += 1 } }
