@@ -226,6 +226,10 @@ def label_of(found: dict[tuple[str, str], Measured], benchmark: str, entrant: st
     return m.rows[0].label if m else ""
 
 
-def ranking(values: dict[str, float]) -> list[str]:
-    """Entrants fastest first."""
-    return sorted(values, key=values.get)
+def rankings(study: Study, benchmark: str, cores: int | None, ours: Figures,
+             theirs: Figures) -> tuple[list[str], list[str]]:
+    """The entrants both sides measured in a benchmark (at a core count, or None), fastest first:
+    by our times, and by the source's."""
+    both = [e.name for e in study.entrants
+            if (benchmark, e.name, cores, "T") in ours and (benchmark, e.name, cores, "T") in theirs]
+    return tuple(sorted(both, key=lambda name: side[(benchmark, name, cores, "T")]) for side in (ours, theirs))

@@ -207,10 +207,6 @@ def _per_second(runs, field: str) -> float | None:
     return rates[len(rates) // 2] if rates else None
 
 
-def _ranks(values: dict[str, float]) -> dict[str, str]:
-    return {name: str(i + 1) for i, name in enumerate(geomeans.ranking(values))}
-
-
 def _swept_grid(study: Study, family, found, ours, theirs) -> Grid:
     """Seconds per core count, ours beside the published, with each side's speedup over the same cores."""
     cores = sorted({k[2] for k in ours if k[0] in family.benchmarks and k[2] is not None})
@@ -242,10 +238,8 @@ def _single_grid(study: Study, family, found, ours, theirs) -> Grid:
     """Seconds per task and language, ours beside the published, each side's rank, and the evidence behind ours."""
     out = []
     for benchmark in family.benchmarks:
-        both = [e.name for e in study.entrants
-                if (benchmark, e.name, None, "T") in ours and (benchmark, e.name, None, "T") in theirs]
-        rank_ours = _ranks({n: ours[(benchmark, n, None, "T")] for n in both})
-        rank_theirs = _ranks({n: theirs[(benchmark, n, None, "T")] for n in both})
+        rank_ours, rank_theirs = ({name: str(i + 1) for i, name in enumerate(order)}
+                                  for order in geomeans.rankings(study, benchmark, None, ours, theirs))
         for entrant in study.entrants:
             key = (benchmark, entrant.name, None, "T")
             if key not in ours and key not in theirs:
@@ -277,13 +271,10 @@ def _ranking_grid(study: Study, family, ours, theirs, cores: int | None) -> Grid
     """Per task, the order of the languages both sides measured: where our ranking departs from the paper's."""
     out = []
     for benchmark in family.benchmarks:
-        both = [e.name for e in study.entrants
-                if (benchmark, e.name, cores, "T") in ours and (benchmark, e.name, cores, "T") in theirs]
-        if len(both) < 2:
+        mine, published = geomeans.rankings(study, benchmark, cores, ours, theirs)
+        if len(mine) < 2:
             continue
-        mine = geomeans.ranking({n: ours[(benchmark, n, cores, "T")] for n in both})
-        published = geomeans.ranking({n: theirs[(benchmark, n, cores, "T")] for n in both})
-        moved = [n for n in both if mine.index(n) != published.index(n)]
+        moved = [e.name for e in study.entrants if e.name in mine and mine.index(e.name) != published.index(e.name)]
         out.append((benchmark, " < ".join(mine), " < ".join(published),
                     "same" if not moved else "differs: " + ", ".join(moved)))
     at = f" at {cores} cores" if cores else ""
