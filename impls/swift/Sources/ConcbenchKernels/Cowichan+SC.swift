@@ -16,11 +16,9 @@ extension Cowichan {
         case .thresh:
             return await timedAsync({ await stages.thresh(c, matrix: input.matrix) }, format: threshResult)
         case .winnow:
-            let t0 = monotonicNanos()
-            let winnowed = try await stages.winnow(c, matrix: input.matrix, mask: input.mask)
-            let t1 = monotonicNanos()
-            return Sample(
-                ns: t1 &- t0, result: winnowResult(winnowed.value), metrics: metrics(computeNs: winnowed.computeNs))
+            return try await timedAsync(
+                { () async throws(Failure) in try await stages.winnow(c, matrix: input.matrix, mask: input.mask) },
+                format: winnowResult)
         case .outer:
             return await timedAsync({ await stages.outer(c, points: input.points) }, format: outerResult)
         case .product:
@@ -42,9 +40,11 @@ extension Cowichan {
         }
     }
 
-    static func timedAsync<T>(_ body: () async -> Staged<T>, format: (T) -> String) async -> Sample {
+    static func timedAsync<T, E: Error>(
+        _ body: () async throws(E) -> Staged<T>, format: (T) -> String
+    ) async throws(E) -> Sample {
         let t0 = monotonicNanos()
-        let staged = await body()
+        let staged = try await body()
         let t1 = monotonicNanos()
         return Sample(ns: t1 &- t0, result: format(staged.value), metrics: metrics(computeNs: staged.computeNs))
     }

@@ -191,17 +191,28 @@ public enum Cowichan {
         Point(x: Int((key >> 24) & 0xFF_FFFF), y: Int(key & 0xFF_FFFF))
     }
 
-    /// winnow's gather over `rows`, sorted: the block's run of candidate keys.
-    static func sortedCandidates(
-        _ rows: Range<Int>, n: Int, matrix: UnsafeBufferPointer<UInt8>, mask: UnsafeBufferPointer<UInt8>
+    /// winnow's gather over `rows`, in row-major order: the block's candidate keys. The buffers
+    /// hold the matrix and mask from row `firstRow` on (0: the whole matrix; a worker's own block).
+    static func candidates(
+        _ rows: Range<Int>, n: Int, matrix: UnsafeBufferPointer<UInt8>, mask: UnsafeBufferPointer<UInt8>,
+        firstRow: Int = 0
     ) -> [UInt64] {
         var run: [UInt64] = []
         for i in rows {
-            let row = i * n
+            let row = (i - firstRow) * n
             for j in 0..<n where mask[row + j] != 0 {
                 run.append(key(value: matrix[row + j], i: i, j: j))
             }
         }
+        return run
+    }
+
+    /// winnow's gather over `rows`, sorted: the block's run of candidate keys.
+    static func sortedCandidates(
+        _ rows: Range<Int>, n: Int, matrix: UnsafeBufferPointer<UInt8>, mask: UnsafeBufferPointer<UInt8>,
+        firstRow: Int = 0
+    ) -> [UInt64] {
+        var run = candidates(rows, n: n, matrix: matrix, mask: mask, firstRow: firstRow)
         run.sort()
         return run
     }
@@ -258,11 +269,15 @@ public enum Cowichan {
         return runs[0]
     }
 
+    static func tooFew(_ candidates: Int, nelts: Int) -> Failure {
+        Failure("winnow: \(candidates) candidates, fewer than nelts=\(nelts)")
+    }
+
     /// Every chunk-th element of the sorted candidates, chunk = ⌊K/nelts⌋; fails if K < nelts.
     static func select(_ sorted: [UInt64], nelts: Int) throws(Failure) -> Winnowed {
         let candidates = sorted.count
         guard candidates >= nelts else {
-            throw Failure("winnow: \(candidates) candidates, fewer than nelts=\(nelts)")
+            throw tooFew(candidates, nelts: nelts)
         }
         let chunk = candidates / nelts
         let points = sorted.withUnsafeBufferPointer { sorted in

@@ -171,8 +171,8 @@ public final class Client: @unchecked Sendable {
         queue.synced = true
     }
 
-    func log(_ queue: PrivateQueue, _ call: @escaping @Sendable () -> Void) {
-        queue.log(.call(call))
+    func log(_ queue: PrivateQueue, _ request: Request) {
+        queue.log(request)
         queue.synced = false
     }
 
@@ -217,7 +217,15 @@ public struct Reserved<Object: AnyObject> {
     /// A command: logged and run later by the handler, in order, on its object.
     public func call(_ command: @escaping @Sendable (Object) -> Void) {
         let object = UncheckedBox(handler.object)
-        client.log(queue) { command(object.value) }
+        client.log(queue, .call { command(object.value) })
+    }
+
+    /// A command that is a client itself: logged and run by the handler in order like any call, it
+    /// gets the handler's own Client and may open blocks on other handlers with it. The handler
+    /// serves nothing else until it returns. (It must not reserve its own handler: that waits forever.)
+    public func call(_ command: @escaping @Sendable (Object, Client) async -> Void) {
+        let object = UncheckedBox(handler.object)
+        client.log(queue, .act { client in await command(object.value, client) })
     }
 
     /// A query: waits until the handler has run every call logged before it, then runs `read` here,

@@ -14,6 +14,8 @@ import Synchronization
 
 enum Request {
     case call(@Sendable () -> Void)
+    /// A call that is a client itself: it may reserve other handlers, so it may suspend.
+    case act(@Sendable (Client) async -> Void)
     case sync(UnsafeContinuation<Void, Never>)
     case end
 }
@@ -55,6 +57,9 @@ public final class HandlerCore: @unchecked Sendable {
     // Only the running loop touches these.
     private var current: PrivateQueue?
     private var ranCalls = false
+    // The handler as a client of other handlers (SCOOP: a processor's calls are its own clients),
+    // made at its first `act`; one act runs at a time, so one identity and its cache serve them all.
+    private var asClient: Client?
 
     init(id: Int, runtime: Runtime) {
         self.id = id
@@ -74,27 +79,45 @@ public final class HandlerCore: @unchecked Sendable {
     }
 
     /// The handler loop: called by the pool, one run at a time.
-    func run() {
-        var seen = pending.load(ordering: .acquiring)
+    func run() { proceed(seen: pending.load(ordering: .acquiring)) }
+
+    /// Drains and gives back what it has seen, until nothing more came. An `act` pauses the loop:
+    /// it runs as a task of its own, the pushes seen so far stay counted (so no push can start a
+    /// second run), and the task goes on with the loop from here once the act returns.
+    private func proceed(seen start: Int) {
+        var seen = start
         while true {
-            drain()
+            if let act = drain() {
+                let client = asClient ?? Client(runtime)
+                asClient = client
+                let resumeFrom = seen
+                Task(executorPreference: runtime.pool) {
+                    await act(client)
+                    self.proceed(seen: resumeFrom)
+                }
+                return
+            }
             let left = pending.wrappingSubtract(seen, ordering: .acquiringAndReleasing).newValue
             if left == 0 { return }
             seen = left
         }
     }
 
-    private func drain() {
+    /// Runs requests until none is left, or returns the first act met (already taken off its queue).
+    private func drain() -> (@Sendable (Client) async -> Void)? {
         while true {
             if current == nil {
-                guard let next = queues.pop() else { return }
+                guard let next = queues.pop() else { return nil }
                 current = next
             }
-            guard let request = current!.requests.pop() else { return }   // the client logs more later
+            guard let request = current!.requests.pop() else { return nil }   // the client logs more later
             switch request {
             case .call(let call):
                 call()
                 ranCalls = true
+            case .act(let act):
+                ranCalls = true
+                return act
             case .sync(let client):
                 current!.handedOver.wrappingAdd(1, ordering: .releasing)
                 runtime.pool.handingOff { client.resume() }

@@ -266,7 +266,7 @@ enum Catalog {
             models: [
                 // chain.md's shape names: `blocks`, whole blocks handed over or written in place.
                 gcd(["blocks"], [percent, nelts, seed]), sc(["blocks"], [percent, nelts, seed]),
-                seq(["plain"], [percent, nelts, seed]),
+                seq(["plain"], [percent, nelts, seed]), qs(["separate"], [percent, nelts, seed]),
             ])
     }
 
@@ -598,6 +598,10 @@ enum Catalog {
                 return .blocking(onPool: pool, kernel: { _ in try Cowichan.gcd(input) }, spawns: nil)
             case ("seq", "plain"):
                 return .blocking(onPool: false, kernel: { _ in try Cowichan.seq(input) }, spawns: nil)
+            case ("qs", "separate"):
+                // The pool has a thread per core; --workers sets the worker objects (W), not threads.
+                let runtime = Runtime(workers: availableCores(), configuration: configuration(c))
+                return .suspending(kernel: { _ in try await Cowichan.qs(runtime, input) }, spawns: nil)
             default:
                 preconditionFailure("no kernel for \(name)/\(model) shape \(shape)")
             }
@@ -630,8 +634,11 @@ enum Catalog {
     /// One runtime for the whole process: its threads (one per core given, or --workers) start
     /// before the first iteration, like the other models' pools.
     static func separateRuntime(_ c: Checked) -> Runtime {
-        Runtime(workers: c.workers ?? availableCores(),
-                configuration: Configuration(rawValue: c.value("config") ?? "all") ?? .all)
+        Runtime(workers: c.workers ?? availableCores(), configuration: configuration(c))
+    }
+
+    static func configuration(_ c: Checked) -> Configuration {
+        Configuration(rawValue: c.value("config") ?? "all") ?? .all
     }
 
     static func availableCores() -> Int {

@@ -1,3 +1,4 @@
+import Separate
 import Foundation
 import XCTest
 @testable import ConcbenchKernels
@@ -262,6 +263,8 @@ final class CowichanTests: XCTestCase {
     /// The public entry points: the prepared stages and chain give seq's strings under every
     /// model and W, with the metrics each model owes.
     func testEntryPointsAgreeAndReportMetrics() async throws {
+        let runtimes = Configuration.allCases.map { Runtime(workers: 2, configuration: $0) }
+        defer { runtimes.forEach { $0.shutdown() } }
         // Each p keeps more than n cells, so nelts = n can be picked.
         for (n, percent) in [(1, 1), (4, 50), (17, 10), (30, 5)] {
             for benchmark in C.Benchmark.allCases {
@@ -276,10 +279,17 @@ final class CowichanTests: XCTestCase {
                     let sc = try await C.sc(input)
                     XCTAssertEqual(sc.result, reference.result, label)
                     let names = (benchmark == .chain ? stageNames : []) + ["compute_ns"]
-                    XCTAssertEqual(sc.metrics.map(\.name), names, label)
-                    for metric in sc.metrics {
-                        guard case .integer(let value) = metric.value else { return XCTFail(label) }
-                        XCTAssertGreaterThanOrEqual(value, 0, label)
+                    var samples = [("sc", sc)]
+                    for runtime in runtimes {
+                        samples.append(("qs \(runtime.configuration)", try await C.qs(runtime, input)))
+                    }
+                    for (model, sample) in samples {
+                        XCTAssertEqual(sample.result, reference.result, "\(model) \(label)")
+                        XCTAssertEqual(sample.metrics.map(\.name), names, "\(model) \(label)")
+                        for metric in sample.metrics {
+                            guard case .integer(let value) = metric.value else { return XCTFail(label) }
+                            XCTAssertGreaterThanOrEqual(value, 0, "\(model) \(label)")
+                        }
                     }
                 }
             }
@@ -299,6 +309,14 @@ final class CowichanTests: XCTestCase {
             } catch {
                 XCTAssertTrue(error.description.contains("nelts=2"), error.description)
             }
+            let runtime = Runtime(workers: 2)
+            do {
+                _ = try await C.qs(runtime, input)
+                XCTFail("qs \(benchmark) accepted")
+            } catch {
+                XCTAssertTrue(error.description.contains("nelts=2"), error.description)
+            }
+            runtime.shutdown()
         }
         XCTAssertNoThrow(try C.seq(C.prepare(.thresh, config)))
     }

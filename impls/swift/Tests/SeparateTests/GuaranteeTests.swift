@@ -185,6 +185,53 @@ final class GuaranteeTests: XCTestCase {
         }
     }
 
+    /// A call may be a client itself: it reserves another handler, logs there and queries, while
+    /// its own handler serves nothing else, so the blocks around it still do not interleave.
+    func testACallThatIsAClientKeepsItsBlockWhole() async {
+        for trial in 0..<60 {
+            var random = SplitMix(state: UInt64(trial))
+            let configuration = Configuration.allCases[trial % Configuration.allCases.count]
+            let workers = Int.random(in: 1...4, using: &random)
+            let (clientCount, blocks) = (Int.random(in: 2...5, using: &random), 20)
+            let (entries, total) = await withRuntime(workers: workers, configuration) { runtime in
+                let journal = Handler(Journal(), runtime: runtime)
+                let tally = Handler(Cell(), runtime: runtime)
+                await runtime.clients(clientCount) { index, client in
+                    for block in 0..<blocks {
+                        await client.separate(journal) { j in
+                            j.call { $0.entries.append(.init(client: index, block: block, seq: 0)) }
+                            j.call { journal, handler in
+                                // The handler's own client: its count comes back from the other handler.
+                                let seen = await handler.separate(tally) { t in
+                                    t.call { $0.value += 1 }
+                                    return await t.query { $0.value }
+                                }
+                                journal.entries.append(.init(client: index, block: block, seq: seen))
+                            }
+                            j.call { $0.entries.append(.init(client: index, block: block, seq: -1)) }
+                        }
+                    }
+                }
+                let main = Client(runtime)
+                let entries = await main.separate(journal) { j in await j.query { UncheckedEntries($0.entries) } }
+                return (entries, await main.separate(tally) { t in await t.query { $0.value } })
+            }
+            let label = "trial \(trial) (\(configuration), \(workers) threads)"
+            XCTAssertEqual(total, clientCount * blocks, label)
+            XCTAssertEqual(entries.entries.count, 3 * clientCount * blocks, label)
+            var counts: [Int] = []
+            for start in stride(from: 0, to: entries.entries.count, by: 3) {
+                let three = entries.entries[start..<start + 3]
+                let first = three.first!
+                XCTAssertTrue(three.allSatisfy { $0.client == first.client && $0.block == first.block }, label)
+                XCTAssertEqual([first.seq, three.last!.seq], [0, -1], label)
+                counts.append(three[start + 1].seq)
+            }
+            // Every act saw its own increment: the counts are 1...total, each once, rising.
+            XCTAssertEqual(counts, Array(1...clientCount * blocks), label)
+        }
+    }
+
     /// Handlers are lightweight: 10 000 of them on a pool of 2 threads add no thread.
     func testTenThousandHandlersCostNoThreads() async {
         let runtime = Runtime(workers: 2)
