@@ -217,6 +217,7 @@ enum Catalog {
             models: [
                 gcd(Chameneos.GCDShape.allCases.map(\.rawValue), [variant, meetings]),
                 sc(Chameneos.SCShape.allCases.map(\.rawValue), [variant, meetings]),
+                qs(["separate"], [variant, meetings]),
             ]),
         BenchmarkSpec(
             name: "fannkuch", param: .int(min: 1, max: Fannkuch.maxN),
@@ -521,6 +522,9 @@ enum Catalog {
             let shape = Chameneos.SCShape(rawValue: c.shape)!
             let config = chameneosConfig(c)
             return .suspending(kernel: { _ in await Chameneos.sc(shape, config) }, spawns: nil)
+        case ("chameneos", "qs", _):
+            let (runtime, config) = (separateRuntime(c), chameneosConfig(c))
+            return .suspending(kernel: { _ in await Chameneos.qs(runtime, config) }, spawns: nil)
         case ("chameneos", "gcd", _):
             let shape = Chameneos.GCDShape(rawValue: c.shape)!
             let config = chameneosConfig(c)

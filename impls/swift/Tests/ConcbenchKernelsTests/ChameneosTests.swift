@@ -1,3 +1,4 @@
+import Separate
 import XCTest
 @testable import ConcbenchKernels
 
@@ -17,7 +18,11 @@ final class ChameneosTests: XCTestCase {
     var players: [(name: String, play: (Chameneos.Config) async -> Sample)] {
         Chameneos.GCDShape.allCases.map { shape in ("gcd/\(shape)", { Chameneos.gcd(shape, $0) }) }
             + Chameneos.SCShape.allCases.map { shape in ("sc/\(shape)", { await Chameneos.sc(shape, $0) }) }
+            + Self.runtimes.map { runtime in ("qs/\(runtime.configuration)", { await Chameneos.qs(runtime, $0) }) }
     }
+
+    /// qs under every configuration, each runtime kept for the whole test process.
+    static let runtimes = Configuration.allCases.map { Runtime(workers: 2, configuration: $0) }
 
     func value(_ sample: Sample, _ name: String) -> Metric.Value? {
         sample.metrics.first { $0.name == name }?.value

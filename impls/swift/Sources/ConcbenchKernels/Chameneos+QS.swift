@@ -1,0 +1,108 @@
+import Separate
+
+/// chameneos/qs (chameneos.md, SCOOP/Qs): every creature and the broker is an object on its own
+/// handler, and a signal object collects the reports that end the run. A request is a call on the
+/// broker logged inside a `separate broker` block; the broker, a client itself, completes a meeting
+/// with a `meet_with` call on both creatures in one block that reserves the two; each creature,
+/// in turn a client, logs its next request from its `meet_with`. Nothing waits but main, on the
+/// signal's wait condition. The paper's program ran redux's 10-creature game only; this one plays
+/// both games, as the spec's result has them.
+extension Chameneos {
+    public static func qs(_ runtime: Runtime, _ config: Config) async -> Sample {
+        await run(config) { game in await playSeparate(runtime, game) }
+    }
+
+    static func playSeparate(_ runtime: Runtime, _ game: Game) async -> Outcome {
+        let signal = Handler(Signal(), runtime: runtime)
+        let broker = Handler(Broker(game, signal: signal), runtime: runtime)
+        let creatures = (0..<game.creatures).map { Handler(Creature(id: $0, broker: broker), runtime: runtime) }
+        let main = Client(runtime)
+        await main.separate(broker) { b in b.call { $0.creatures = creatures } }
+        for creature in creatures {
+            await main.separate(creature) { c in c.call { creature, client in await creature.ask(client) } }
+        }
+        let reports = await main.separate(signal, until: { $0.reports.count == game.creatures }) { s in
+            await s.query { $0.reports }
+        }
+        let meetings = await main.separate(broker) { b in await b.query { $0.meetings } }
+        return Outcome(meetings: meetings, reports: reports)
+    }
+
+    final class Creature {
+        let id: Int
+        let broker: Handler<Broker>
+        var colour: Colour
+        var meetings = 0
+        var selfMeetings = 0
+
+        init(id: Int, broker: Handler<Broker>) {
+            self.id = id
+            self.broker = broker
+            colour = initialColour(id)
+        }
+
+        /// `separate broker do broker.request (id, colour) end`
+        func ask(_ client: Client) async {
+            let (id, colour) = (id, colour)
+            await client.separate(broker) { b in b.call { broker, client in await broker.request(id, colour, client) } }
+        }
+
+        func meet(with partner: Int, colour: Colour, _ client: Client) async {
+            meetings += 1
+            if partner == id { selfMeetings += 1 }
+            self.colour = colour
+            await ask(client)
+        }
+
+        func stop(_ client: Client, signal: Handler<Signal>) async {
+            let report = Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
+            await client.separate(signal) { s in s.call { $0.reports.append(report) } }
+        }
+    }
+
+    final class Broker {
+        struct Request { let id: Int, colour: Colour }
+
+        let limit: Int
+        let signal: Handler<Signal>
+        var creatures: [Handler<Creature>] = []
+        var meetings = 0
+        var waiting: Request?
+        var gate: StartGate<Request>
+
+        init(_ game: Game, signal: Handler<Signal>) {
+            limit = game.meetings
+            self.signal = signal
+            gate = StartGate(gated: game.gated, size: game.creatures)
+        }
+
+        func request(_ id: Int, _ colour: Colour, _ client: Client) async {
+            for r in gate.admit(Request(id: id, colour: colour)) {
+                await answer(r, client)
+            }
+        }
+
+        private func answer(_ r: Request, _ client: Client) async {
+            if meetings == limit {
+                let signal = signal
+                await client.separate(creatures[r.id]) { c in
+                    c.call { creature, client in await creature.stop(client, signal: signal) }
+                }
+            } else if let partner = waiting {
+                waiting = nil
+                meetings += 1
+                let c = complement(r.colour, partner.colour)
+                await client.separate(creatures[r.id], creatures[partner.id]) { a, b in
+                    a.call { creature, client in await creature.meet(with: partner.id, colour: c, client) }
+                    b.call { creature, client in await creature.meet(with: r.id, colour: c, client) }
+                }
+            } else {
+                waiting = r
+            }
+        }
+    }
+
+    final class Signal {
+        var reports: [Report] = []
+    }
+}
