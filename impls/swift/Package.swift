@@ -12,7 +12,9 @@ let package = Package(
         .library(name: "Separate", targets: ["Separate"]),
     ],
     targets: [
-        .target(name: "Separate"),
+        // A separate block's body, a query, a reservation run on the caller's executor (the pool)
+        // without the executor switch a plain nonisolated async function asks for at every call.
+        .target(name: "Separate", swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]),
         .target(name: "ConcbenchKernels", dependencies: ["Separate"]),
         .executableTarget(
             name: "concbench-swift",

@@ -8,11 +8,11 @@ import Separate
 /// signal's wait condition. The paper's program ran redux's 10-creature game only; this one plays
 /// both games, as the spec's result has them.
 extension Chameneos {
-    public static func qs(_ runtime: Runtime, _ config: Config) async -> Sample {
+    public static nonisolated(nonsending) func qs(_ runtime: Runtime, _ config: Config) async -> Sample {
         await run(config) { game in await playSeparate(runtime, game) }
     }
 
-    static func playSeparate(_ runtime: Runtime, _ game: Game) async -> Outcome {
+    static nonisolated(nonsending) func playSeparate(_ runtime: Runtime, _ game: Game) async -> Outcome {
         let signal = Handler(Signal(), runtime: runtime)
         let broker = Handler(Broker(game, signal: signal), runtime: runtime)
         let creatures = (0..<game.creatures).map { Handler(Creature(id: $0, broker: broker), runtime: runtime) }
@@ -42,19 +42,19 @@ extension Chameneos {
         }
 
         /// `separate broker do broker.request (id, colour) end`
-        func ask(_ client: Client) async {
+        nonisolated(nonsending) func ask(_ client: Client) async {
             let (id, colour) = (id, colour)
             await client.separate(broker) { b in b.call { broker, client in await broker.request(id, colour, client) } }
         }
 
-        func meet(with partner: Int, colour: Colour, _ client: Client) async {
+        nonisolated(nonsending) func meet(with partner: Int, colour: Colour, _ client: Client) async {
             meetings += 1
             if partner == id { selfMeetings += 1 }
             self.colour = colour
             await ask(client)
         }
 
-        func stop(_ client: Client, signal: Handler<Signal>) async {
+        nonisolated(nonsending) func stop(_ client: Client, signal: Handler<Signal>) async {
             let report = Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
             await client.separate(signal) { s in s.call { $0.reports.append(report) } }
         }
@@ -76,13 +76,13 @@ extension Chameneos {
             gate = StartGate(gated: game.gated, size: game.creatures)
         }
 
-        func request(_ id: Int, _ colour: Colour, _ client: Client) async {
+        nonisolated(nonsending) func request(_ id: Int, _ colour: Colour, _ client: Client) async {
             for r in gate.admit(Request(id: id, colour: colour)) {
                 await answer(r, client)
             }
         }
 
-        private func answer(_ r: Request, _ client: Client) async {
+        private nonisolated(nonsending) func answer(_ r: Request, _ client: Client) async {
             if meetings == limit {
                 let signal = signal
                 await client.separate(creatures[r.id]) { c in

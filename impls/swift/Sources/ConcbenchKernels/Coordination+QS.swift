@@ -11,7 +11,7 @@ extension Coordination {
 
     /// mutex/qs: each worker logs `separate data do data.incr end` m times and never waits; main
     /// joins the workers, then queries from its own block, queued behind every worker's.
-    public static func mutexQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+    public static nonisolated(nonsending) func mutexQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         await Sample.timing({
             let data = Handler(Count(), runtime: runtime)
             await runtime.clients(n) { _, client in
@@ -25,7 +25,7 @@ extension Coordination {
 
     /// prodcons/qs: producers log pushes; a consumer's block waits on `stack.count > 0`, then takes
     /// the top with a query and pops with a call, one atomic step under the block guarantee.
-    public static func prodconsQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+    public static nonisolated(nonsending) func prodconsQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         await Sample.timing({
             let stack = Handler(Stack(), runtime: runtime)
             let totals = Totals()
@@ -56,7 +56,7 @@ extension Coordination {
 
     /// condition/qs: 2n workers each run m blocks `separate data require data.value \\ 2 = f do
     /// data.incr end`; a false condition gives the reservation back until data changes.
-    public static func conditionQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+    public static nonisolated(nonsending) func conditionQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         await Sample.timing({
             let data = Handler(Count(), runtime: runtime)
             await runtime.clients(2 * n) { index, client in

@@ -9,7 +9,7 @@ import Separate
 /// compute without the pulls (thresh: both phases; winnow: plus main's sort and pick; chain: the
 /// stages' sum).
 extension Cowichan {
-    public static func qs(_ runtime: Runtime, _ input: Prepared) async throws(Failure) -> Sample {
+    public static nonisolated(nonsending) func qs(_ runtime: Runtime, _ input: Prepared) async throws(Failure) -> Sample {
         if let failure = input.failure { throw failure }
         let c = input.config
         let stages = QSStages(runtime: runtime, workers: c.workers)
@@ -67,7 +67,7 @@ final class Shared<Value> {
 }
 
 /// Copies elements `indices` of a reserved object out, one query each, appending them to `out`.
-func pull<Object: AnyObject, T>(
+nonisolated(nonsending) func pull<Object: AnyObject, T>(
     _ reserved: Reserved<Object>, _ indices: Range<Int>, into out: inout [T], _ element: (Object, Int) -> T
 ) async {
     for k in indices {
@@ -75,7 +75,7 @@ func pull<Object: AnyObject, T>(
     }
 }
 
-func pull<Object: AnyObject, T>(
+nonisolated(nonsending) func pull<Object: AnyObject, T>(
     _ reserved: Reserved<Object>, _ indices: Range<Int>, _ element: (Object, Int) -> T
 ) async -> [T] {
     var out: [T] = []
@@ -102,7 +102,7 @@ struct Crew {
     var count: Int { workers.count }
 
     /// Logs a call on worker w.
-    mutating func log(_ w: Int, _ command: @escaping @Sendable (QSWorker) -> Void) async {
+    mutating nonisolated(nonsending) func log(_ w: Int, _ command: @escaping @Sendable (QSWorker) -> Void) async {
         logged[w] += 1
         await main.separate(workers[w]) { $0.call { worker in
             command(worker)
@@ -111,7 +111,9 @@ struct Crew {
     }
 
     /// Logs a call on worker w that is a client of other handlers.
-    mutating func log(_ w: Int, _ command: @escaping @Sendable (QSWorker, Client) async -> Void) async {
+    mutating nonisolated(nonsending) func log(
+        _ w: Int, _ command: nonisolated(nonsending) @escaping @Sendable (QSWorker, Client) async -> Void
+    ) async {
         logged[w] += 1
         await main.separate(workers[w]) { $0.call { worker, client in
             await command(worker, client)
@@ -120,13 +122,13 @@ struct Crew {
     }
 
     /// Waits until worker w has run every call logged on it, then runs `body` on it in that block.
-    func whenDone<R>(_ w: Int, _ body: (Reserved<QSWorker>) async -> R) async -> R {
+    nonisolated(nonsending) func whenDone<R>(_ w: Int, _ body: (Reserved<QSWorker>) async -> R) async -> R {
         let expected = logged[w]
         return await main.separate(workers[w], until: { $0.finished == expected }, body)
     }
 
     /// Waits for every worker, and returns the longest compute any of them did since the last call.
-    mutating func stageDone() async -> UInt64 {
+    mutating nonisolated(nonsending) func stageDone() async -> UInt64 {
         var longest: UInt64 = 0
         for w in workers.indices {
             let total = await whenDone(w) { await $0.query { $0.computeNs } }
@@ -144,7 +146,7 @@ struct QSStages {
 
     func crew(rows: Int) -> Crew { Crew(runtime, blocks: C.blocks(rows: rows, workers: workers)) }
 
-    func randmat(_ c: C.Config) async -> C.Staged<[UInt8]> {
+    nonisolated(nonsending) func randmat(_ c: C.Config) async -> C.Staged<[UInt8]> {
         let (n, seed) = (c.n, c.seed)
         var crew = crew(rows: n)
         for w in 0..<crew.count { await crew.log(w) { $0.fill(n: n, seed: seed) } }
@@ -163,7 +165,7 @@ struct QSStages {
         return C.Staged(matrix, computeNs: computeNs)
     }
 
-    func thresh(_ c: C.Config, matrix: [UInt8]) async -> C.Staged<C.Mask> {
+    nonisolated(nonsending) func thresh(_ c: C.Config, matrix: [UInt8]) async -> C.Staged<C.Mask> {
         let n = c.n
         let input = Handler(Shared(matrix), runtime: runtime)
         var crew = crew(rows: n)
@@ -192,7 +194,7 @@ struct QSStages {
         return C.Staged(C.Mask(threshold: t, cells: mask), computeNs: computeNs)
     }
 
-    func winnow(_ c: C.Config, matrix: [UInt8], mask: [UInt8]) async throws(C.Failure) -> C.Staged<C.Winnowed> {
+    nonisolated(nonsending) func winnow(_ c: C.Config, matrix: [UInt8], mask: [UInt8]) async throws(C.Failure) -> C.Staged<C.Winnowed> {
         let n = c.n
         let (cells, marks) = (Handler(Shared(matrix), runtime: runtime), Handler(Shared(mask), runtime: runtime))
         var crew = crew(rows: n)
@@ -220,7 +222,7 @@ struct QSStages {
         return C.Staged(winnowed, computeNs: workerNs + (monotonicNanos() &- t0))
     }
 
-    func outer(_ c: C.Config, points: [C.Point]) async -> C.Staged<C.Outer> {
+    nonisolated(nonsending) func outer(_ c: C.Config, points: [C.Point]) async -> C.Staged<C.Outer> {
         let m = points.count
         let list = Handler(Shared(points), runtime: runtime)
         var crew = crew(rows: m)
@@ -244,7 +246,7 @@ struct QSStages {
         return C.Staged(outer, computeNs: computeNs)
     }
 
-    func product(_ c: C.Config, outer: C.Outer) async -> C.Staged<[Double]> {
+    nonisolated(nonsending) func product(_ c: C.Config, outer: C.Outer) async -> C.Staged<[Double]> {
         let m = outer.vector.count
         let (matrix, vector) = (Handler(Shared(outer.matrix), runtime: runtime), Handler(Shared(outer.vector), runtime: runtime))
         var crew = crew(rows: m)
@@ -273,7 +275,7 @@ struct QSStages {
     /// chain: the workers keep their row blocks through randmat, thresh and winnow's gather; their
     /// sorted runs are merged pairwise in a tree whose stride doubles; the chosen points go to
     /// every worker for outer; main gathers v into a separate vector the workers pull for product.
-    func chain(_ c: C.Config) async throws(C.Failure) -> Sample {
+    nonisolated(nonsending) func chain(_ c: C.Config) async throws(C.Failure) -> Sample {
         let (n, seed, m) = (c.n, c.seed, c.nelts)
         var clock = [monotonicNanos()]
         var computeNs: [UInt64?] = []
@@ -360,7 +362,7 @@ struct Reductions {
         maximum = Handler(Shared(0), runtime: runtime)
     }
 
-    func merge(_ local: Cowichan.Histogram, _ client: Client) async {
+    nonisolated(nonsending) func merge(_ local: Cowichan.Histogram, _ client: Client) async {
         await client.separate(histogram) { h in
             for bin in 0...local.maximum where local.counts[bin] > 0 {
                 let sum = await h.query { $0.value[bin] } + local.counts[bin]
@@ -374,7 +376,7 @@ struct Reductions {
     }
 
     /// Main reads both by queries and computes t.
-    func threshold(_ main: Client, cells: Int, percent: Int) async -> Int {
+    nonisolated(nonsending) func threshold(_ main: Client, cells: Int, percent: Int) async -> Int {
         let merged = await main.separate(histogram, maximum) { h, top in
             Cowichan.Histogram(counts: await pull(h, 0..<256) { $0.value[$1] }, maximum: await top.query { $0.value })
         }

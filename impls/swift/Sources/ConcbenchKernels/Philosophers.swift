@@ -34,7 +34,7 @@ public enum Philosophers {
 
     /// qs: one block reserving both forks (resMany); the queries make the philosopher wait until
     /// both handlers serve its block, from then until the block ends it holds both forks.
-    public static func qs(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+    public static nonisolated(nonsending) func qs(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         let t0 = monotonicNanos()
         let forks = (0..<n).map { _ in Handler(Fork(), runtime: runtime) }
         let meals = MealBook(n)

@@ -12,7 +12,7 @@ extension Threadring {
 
     static let finished = -1
 
-    public static func qs(_ runtime: Runtime, tokens: Int, ring: Int) async -> Sample {
+    public static nonisolated(nonsending) func qs(_ runtime: Runtime, tokens: Int, ring: Int) async -> Sample {
         await Sample.timing({
             let nodes = (0..<ring).map { _ in Handler(Node(), runtime: runtime) }
             let winner = Winner()
