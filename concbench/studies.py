@@ -7,7 +7,7 @@ figures the source published, so its tables can be laid beside ours."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .catalog import Catalog
@@ -15,6 +15,20 @@ from .errors import CatalogError, UsageError
 from .plan import Point, Request, make_plan, parse_values
 
 SCALES = ("quick", "paper")
+QUANTITIES = ("time", "communication")   # what a rebuilt table shows of a series (TableFromOurs)
+
+
+@dataclass(frozen=True)
+class TableFromOurs:
+    """How a published table is rebuilt from our series (report/configurations.py): one variant, one of its
+    options, each published column standing for one value of that option."""
+
+    variant: str                 # "swift/qs" (any of its shapes) or a label "swift/qs [separate]"
+    option: str                  # the option whose values the columns are ("config")
+    columns: dict[str, str]      # published column -> option value; a column left out has no counterpart here
+    quantity: str = "time"       # "time": the median iteration; "communication": that minus compute_ns
+    normalise: bool = False      # each row divided by its fastest measured column, as the source's table is
+    paper_params: dict[str, str] = field(default_factory=dict)   # task -> the source's parameter, where known
 
 
 @dataclass(frozen=True)
@@ -29,6 +43,7 @@ class PublishedTable:
     # "by-cores": columns task, language, V (T or C), then one per core count;
     # "by-language": columns task, then one per language (one core count, unstated).
     layout: str = ""
+    ours: TableFromOurs | None = None   # [published.ours]: rebuild this table from our series
 
 
 LAYOUTS = ("", "by-cores", "by-language")
@@ -104,6 +119,57 @@ def _part(data: dict, path: Path) -> StudyPart:
     )
 
 
+def _published(data: dict, path: Path) -> PublishedTable:
+    table = PublishedTable(
+        benchmark=data["benchmark"], title=data["title"], unit=data.get("unit", ""),
+        columns=tuple(data["columns"]), rows=tuple(tuple(str(c) for c in row) for row in data["rows"]),
+        note=data.get("note", ""), layout=data.get("layout", ""),
+    )
+    if "ours" not in data:
+        return table
+    return replace(table, ours=_table_from_ours(data["ours"], table, f"{path}: published table '{table.title}'"))
+
+
+OURS_KEYS = ("variant", "option", "columns", "quantity", "normalise", "paper_params")
+
+
+def _table_from_ours(data: dict, table: PublishedTable, where: str) -> TableFromOurs:
+    """[published.ours], checked against the table it rebuilds: its first column names the task, the others
+    are the ones ours can fill."""
+    if not isinstance(data, dict):
+        raise CatalogError(f"{where}: 'ours' must be a table ([published.ours])")
+    unknown = sorted(set(data) - set(OURS_KEYS))
+    if unknown:
+        raise CatalogError(f"{where}: [published.ours] has unknown keys: {', '.join(unknown)} "
+                           f"(known: {', '.join(OURS_KEYS)})")
+    for key in ("variant", "option"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise CatalogError(f"{where}: [published.ours] needs '{key}', a non-empty string")
+    columns = data.get("columns")
+    if not isinstance(columns, dict) or not columns:
+        raise CatalogError(f"{where}: [published.ours] needs 'columns', a table of published column = option value")
+    fillable = table.columns[1:]
+    strangers = [c for c in columns if c not in fillable]
+    if strangers:
+        raise CatalogError(f"{where}: [published.ours] columns not in the table: {', '.join(strangers)} "
+                           f"(its columns after '{table.columns[0]}': {', '.join(fillable)})")
+    if not all(isinstance(v, str) and v for v in columns.values()):
+        raise CatalogError(f"{where}: [published.ours] columns map to option values, non-empty strings")
+    quantity = data.get("quantity", "time")
+    if quantity not in QUANTITIES:
+        raise CatalogError(f"{where}: [published.ours] unknown quantity '{quantity}' (known: {', '.join(QUANTITIES)})")
+    normalise = data.get("normalise", False)
+    if not isinstance(normalise, bool):
+        raise CatalogError(f"{where}: [published.ours] normalise must be true or false")
+    paper_params = data.get("paper_params", {})
+    tasks = [row[0] for row in table.rows]
+    if not isinstance(paper_params, dict) or any(t not in tasks for t in paper_params):
+        raise CatalogError(f"{where}: [published.ours] paper_params must map the table's tasks "
+                           f"({', '.join(tasks)}) to parameters")
+    return TableFromOurs(data["variant"], data["option"], dict(columns), quantity, normalise,
+                         {task: str(param) for task, param in paper_params.items()})
+
+
 def load_study(path: Path) -> Study:
     try:
         with path.open("rb") as handle:
@@ -114,14 +180,7 @@ def load_study(path: Path) -> Study:
     missing = [s for s in SCALES if s not in scales]
     if missing:
         raise CatalogError(f"{path}: scales missing: {', '.join(missing)}")
-    published = tuple(
-        PublishedTable(
-            benchmark=t["benchmark"], title=t["title"], unit=t.get("unit", ""),
-            columns=tuple(t["columns"]), rows=tuple(tuple(str(c) for c in row) for row in t["rows"]),
-            note=t.get("note", ""), layout=t.get("layout", ""),
-        )
-        for t in data.get("published", ())
-    )
+    published = tuple(_published(t, path) for t in data.get("published", ()))
     for table in published:
         if any(len(row) != len(table.columns) for row in table.rows):
             raise CatalogError(f"{path}: published table '{table.title}' has rows of the wrong width")
@@ -183,12 +242,18 @@ def find_study(root: Path, study_id: str) -> Study:
 def plan_study(catalog: Catalog, study: Study, scale: str, available: set[str],
                cores_here: int) -> tuple[list[Point], list[str]]:
     """The points of a study's scale that can run here, and the variants it names that cannot.
-    Core counts above this machine's are dropped (a part left with none runs on all of them)."""
+    Core counts above this machine's are dropped (a part left with none runs on all of them). A variant
+    whose build does not (yet) serve a part's benchmark is left out of that part, and said so."""
     plan: list[Point] = []
     left_out: list[str] = []
     for part in study.parts[scale]:
-        wanted = [v for v in part.request.variants if v in available]
-        left_out += [v for v in part.request.variants if v not in available and v not in left_out]
+        benchmarks = part.request.benchmarks
+        available_here = [v for v in part.request.variants if v in available]
+        wanted = [v for v in available_here
+                  if v not in catalog.variants or any(catalog.variants[v].serves(b) for b in benchmarks)]
+        gone = [v for v in part.request.variants if v not in available]
+        gone += [f"{v} for {', '.join(benchmarks)}" for v in available_here if v not in wanted]
+        left_out += [v for v in gone if v not in left_out]
         if not wanted:
             continue
         cores = tuple(c for c in part.request.cores if c <= cores_here) or (cores_here,)

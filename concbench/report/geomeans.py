@@ -20,7 +20,8 @@ Figures = dict[tuple[str, str, int | None, str], float]
 COMPUTE_METRIC = "compute_ns"
 
 
-def _seconds(text: str) -> float | None:
+def published_number(text: str) -> float | None:
+    """A figure of a published table; None where the source has none ("–", "n/a")."""
     try:
         return float(text)
     except ValueError:
@@ -42,20 +43,34 @@ def _read_by_cores(table: PublishedTable, out: Figures) -> None:
     cores = [int(c) for c in table.columns[3:]]
     for task, entrant, kind, *values in table.rows:
         for count, text in zip(cores, values):
-            if (value := _seconds(text)) is not None:
+            if (value := published_number(text)) is not None:
                 out[(task, entrant, count, kind)] = value
 
 
 def _read_by_language(table: PublishedTable, out: Figures) -> None:
     for task, *values in table.rows:
         for entrant, text in zip(table.columns[1:], values):
-            if (value := _seconds(text)) is not None:
+            if (value := published_number(text)) is not None:
                 out[(task, entrant, None, "T")] = value
 
 
-def _matches(row: SeriesSummary, wanted: str) -> bool:
+def matches(row: SeriesSummary, wanted: str) -> bool:
     """A variant ("haskell/stm") takes any of its shapes; a label ("swift/sc [actor]") just that one."""
     return row.label == wanted if "[" in wanted else row.variant == wanted
+
+
+def options_of(row: SeriesSummary) -> dict[str, str]:
+    """The options the series ran with, as the harness passed them (every run of a series has the same)."""
+    return row.runs[0].options
+
+
+def at_defaults(study: Study, row: SeriesSummary) -> bool:
+    """Whether a series may stand for its variant: it leaves unset every option that one of the study's
+    rebuilt tables sweeps for that variant ([published.ours]), so the variant ran as it does by default.
+    Series that set it (config=none, …, even config=all) belong to those tables: a configuration other than
+    the default is not the entrant, and they run at the tables' own sizes."""
+    return not any(t.ours and matches(row, t.ours.variant) and t.ours.option in options_of(row)
+                   for t in study.published)
 
 
 @dataclass(frozen=True)
@@ -68,14 +83,16 @@ class Measured:
 
 
 def measured(study: Study, rows: list[SeriesSummary]) -> dict[tuple[str, str], Measured]:
-    """Per (benchmark, entrant): the series of the first of its family's variants that has one. Of a
-    variant's shapes the first in report order is taken; a study that aggregates runs faithful shapes only."""
+    """Per (benchmark, entrant): the series of the first of its family's variants that has one, at the
+    variant's default options (at_defaults). Of a variant's shapes the first in report order is taken; a study
+    that aggregates runs faithful shapes only."""
     out = {}
+    rows = [r for r in rows if at_defaults(study, r)]
     for family in study.families:
         for entrant in study.entrants:
             for benchmark in family.benchmarks:
                 for wanted in entrant.variants.get(family.name, ()):
-                    found = [r for r in rows if r.benchmark == benchmark and _matches(r, wanted)]
+                    found = [r for r in rows if r.benchmark == benchmark and matches(r, wanted)]
                     if found:
                         label = found[0].label
                         chosen = sorted((r for r in found if r.label == label), key=lambda r: r.cores)
@@ -109,9 +126,13 @@ class Mean:
 
     @property
     def text(self) -> str:
+        return self.formatted("{:.3g}")
+
+    def formatted(self, pattern: str) -> str:
+        """The value in a format ("{:.2f}"), and of how many of the values asked for where fewer."""
         if self.value is None:
             return "–"
-        return f"{self.value:.3g}" + (f" ({self.count} of {self.of})" if self.count < self.of else "")
+        return pattern.format(self.value) + (f" ({self.count} of {self.of})" if self.count < self.of else "")
 
 
 def _mean(figures: Figures, keys: list[tuple]) -> Mean:

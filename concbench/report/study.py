@@ -16,7 +16,7 @@ from ..studies import PublishedTable, Study
 from .render import to_html
 from .tables import grid_table
 from .variants import pair_series
-from . import geomeans
+from . import configurations, geomeans
 from .growth import growth_series
 from .scaling import scaling_tables
 from .summary import SeriesSummary
@@ -360,7 +360,63 @@ def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, st
     return figures
 
 
-def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+def _ours_text(row: configurations.TaskRow, column: str, pattern: str) -> str:
+    figure = row.ours.get(column)
+    if figure is None:
+        return configurations.NO_COUNTERPART
+    return pattern.format(figure.value) if figure.value is not None else figure.why
+
+
+def _where_ours_ran(rebuilt: configurations.Rebuilt) -> str:
+    """Our parameter and cores per task, grouped, with the source's parameter where it differs."""
+    paper_params = rebuilt.table.ours.paper_params
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for row in rebuilt.rows:
+        if row.label:
+            paper = paper_params.get(row.task, row.param)
+            groups[(row.param, row.cores, paper if paper != row.param else "")].append(row.task)
+    return "; ".join(f"{', '.join(tasks)} at param {param} on {cores} cores"
+                     + (f" (the paper: {paper})" if paper else "") for (param, cores, paper), tasks in groups.items())
+
+
+def _rebuilt_grid(rebuilt: configurations.Rebuilt) -> Grid:
+    """Per task, ours beside the paper's for each published column, then each side's geometric mean."""
+    table, spec = rebuilt.table, rebuilt.table.ours
+    pattern = "{:.2f}" if spec.normalise else "{:.3g}"
+    columns = table.columns[1:]
+    out = []
+    for row in rebuilt.rows:
+        cells = [x for c in columns for x in (_ours_text(row, c, pattern), row.theirs[c])]
+        out.append((row.task, row.label or configurations.NOT_MEASURED, *cells))
+    means = [x for c in columns for x in (
+        rebuilt.ours_means[c].formatted(pattern) if rebuilt.ours_means[c] else configurations.NO_COUNTERPART,
+        rebuilt.theirs_means[c].formatted(pattern))]
+    out.append(("geometric mean", "", *means))
+    quantity = {"time": "the median iteration time in seconds (no process start-up)",
+                "communication": "communication time in seconds, T − C: the median iteration time minus the "
+                                 f"median {geomeans.COMPUTE_METRIC} (the compute time the program reports)"}
+    lacking = [c for c in columns if c not in spec.columns]
+    where = _where_ours_ran(rebuilt)
+    note = (f"ours: {spec.variant} with {spec.option} = "
+            + ", ".join(f"{value} ({column})" for column, value in spec.columns.items())
+            + f"; {quantity[spec.quantity]}"
+            + ("; each row ÷ its fastest measured column (the paper's fastest may be one ours lacks)"
+               if spec.normalise else "")
+            + ". " + (f"{configurations.NO_COUNTERPART}: no counterpart here ({', '.join(lacking)}). "
+                      if lacking else "")
+            + "geometric mean: per column over the tasks both sides have (k of n where fewer). "
+            + (f"Ours ran: {where}. " if where else "") + table.note)
+    return Grid(f"{table.benchmark}: {table.title}, ours beside the paper's",
+                (table.columns[0], "measured as", *(x for c in columns for x in (f"{c} ours", f"{c} paper"))),
+                tuple(out), note.strip())
+
+
+def configuration_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """One grid per published table the study rebuilds from our series ([published.ours])."""
+    return [_rebuilt_grid(configurations.rebuild(t, rows)) for t in study.published if t.ours]
+
+
+def _statistic_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     if study.statistic == "geomean":
         return geomean_grids(study, rows)
     if study.statistic == "encore":
@@ -370,6 +426,11 @@ def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     if study.statistic == "s-per-task":
         return per_task_grids(study, rows)
     return window_grids(study, rows)
+
+
+def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
+    """The tables of the source's statistic, then the published tables rebuilt from our series."""
+    return [*_statistic_grids(study, rows), *configuration_grids(study, rows)]
 
 
 def published_grid(study: Study, table: PublishedTable) -> Grid:
