@@ -9,26 +9,10 @@ import Separate
 /// compute without the pulls (thresh: both phases; winnow: plus main's sort and pick; chain: the
 /// stages' sum).
 extension Cowichan {
-    public static nonisolated(nonsending) func qs(_ runtime: Runtime, _ input: Prepared) async throws(Failure) -> Sample {
-        if let failure = input.failure { throw failure }
-        let c = input.config
-        let stages = QSStages(runtime: runtime, workers: c.workers)
-        switch input.benchmark {
-        case .randmat:
-            return await timedAsync({ await stages.randmat(c) }, format: randmatResult)
-        case .thresh:
-            return await timedAsync({ await stages.thresh(c, matrix: input.matrix) }, format: threshResult)
-        case .winnow:
-            return try await timedAsync(
-                { () async throws(Failure) in try await stages.winnow(c, matrix: input.matrix, mask: input.mask) },
-                format: winnowResult)
-        case .outer:
-            return await timedAsync({ await stages.outer(c, points: input.points) }, format: outerResult)
-        case .product:
-            return await timedAsync({ await stages.product(c, outer: input.outer) }, format: productResult)
-        case .chain:
-            return try await stages.chain(c)
-        }
+    public static nonisolated(nonsending) func qs(
+        _ runtime: Runtime, _ input: Prepared
+    ) async throws(Failure) -> Sample {
+        try await run(QSStages(runtime: runtime, workers: input.config.workers), input)
     }
 }
 
@@ -139,7 +123,7 @@ struct Crew {
     }
 }
 
-struct QSStages {
+struct QSStages: AsyncStages {
     typealias C = Cowichan
     let runtime: Runtime
     let workers: Int
@@ -194,7 +178,9 @@ struct QSStages {
         return C.Staged(C.Mask(threshold: t, cells: mask), computeNs: computeNs)
     }
 
-    nonisolated(nonsending) func winnow(_ c: C.Config, matrix: [UInt8], mask: [UInt8]) async throws(C.Failure) -> C.Staged<C.Winnowed> {
+    nonisolated(nonsending) func winnow(
+        _ c: C.Config, matrix: [UInt8], mask: [UInt8]
+    ) async throws(C.Failure) -> C.Staged<C.Winnowed> {
         let n = c.n
         let (cells, marks) = (Handler(Shared(matrix), runtime: runtime), Handler(Shared(mask), runtime: runtime))
         var crew = crew(rows: n)
@@ -248,7 +234,8 @@ struct QSStages {
 
     nonisolated(nonsending) func product(_ c: C.Config, outer: C.Outer) async -> C.Staged<[Double]> {
         let m = outer.vector.count
-        let (matrix, vector) = (Handler(Shared(outer.matrix), runtime: runtime), Handler(Shared(outer.vector), runtime: runtime))
+        let matrix = Handler(Shared(outer.matrix), runtime: runtime)
+        let vector = Handler(Shared(outer.vector), runtime: runtime)
         var crew = crew(rows: m)
         for w in 0..<crew.count {
             await crew.log(w) { worker, client in
@@ -286,7 +273,9 @@ struct QSStages {
         clock.append(monotonicNanos())
         // thresh
         let totals = Reductions(runtime)
-        for w in 0..<crew.count { await crew.log(w) { worker, client in await totals.merge(worker.histogram(), client) } }
+        for w in 0..<crew.count {
+            await crew.log(w) { worker, client in await totals.merge(worker.histogram(), client) }
+        }
         var threshNs = await crew.stageDone()
         let t = await totals.threshold(crew.main, cells: n * n, percent: c.percent)
         for w in 0..<crew.count { await crew.log(w) { $0.maskCells(threshold: t) } }

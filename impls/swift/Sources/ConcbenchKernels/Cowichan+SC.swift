@@ -7,9 +7,15 @@ extension Cowichan {
     /// compute time (thresh: both phases of a block; winnow: plus the parent's merge and
     /// pick; chain: the five stages' sum), without the copies.
     public static func sc(_ input: Prepared) async throws(Failure) -> Sample {
+        try await run(SCStages(workers: input.config.workers), input)
+    }
+
+    /// One iteration of a model that awaits (sc, qs): the prepared stage, or the whole chain.
+    static nonisolated(nonsending) func run(
+        _ stages: some AsyncStages, _ input: Prepared
+    ) async throws(Failure) -> Sample {
         if let failure = input.failure { throw failure }
         let c = input.config
-        let stages = SCStages(workers: c.workers)
         switch input.benchmark {
         case .randmat:
             return await timedAsync({ await stages.randmat(c) }, format: randmatResult)
@@ -24,23 +30,11 @@ extension Cowichan {
         case .product:
             return await timedAsync({ await stages.product(c, outer: input.outer) }, format: productResult)
         case .chain:
-            var clock = [monotonicNanos()]
-            let matrix = await stages.randmat(c)
-            clock.append(monotonicNanos())
-            let mask = await stages.thresh(c, matrix: matrix.value)
-            clock.append(monotonicNanos())
-            let winnowed = try await stages.winnow(c, matrix: matrix.value, mask: mask.value.cells)
-            clock.append(monotonicNanos())
-            let outer = await stages.outer(c, points: winnowed.value.points)
-            clock.append(monotonicNanos())
-            let r = await stages.product(c, outer: outer.value)
-            clock.append(monotonicNanos())
-            let computeNs = [matrix.computeNs, mask.computeNs, winnowed.computeNs, outer.computeNs, r.computeNs]
-            return chainSample(clock: clock, computeNs: computeNs, result: productResult(r.value))
+            return try await stages.chain(c)
         }
     }
 
-    static func timedAsync<T, E: Error>(
+    static nonisolated(nonsending) func timedAsync<T, E: Error>(
         _ body: () async throws(E) -> Staged<T>, format: (T) -> String
     ) async throws(E) -> Sample {
         let t0 = monotonicNanos()
@@ -95,11 +89,44 @@ extension Cowichan {
     }
 }
 
-struct SCStages {
+/// The five stages as a model that awaits runs them (sc, qs); chain runs them back to back unless
+/// the model keeps its data between stages (qs).
+protocol AsyncStages {
+    nonisolated(nonsending) func randmat(_ c: Cowichan.Config) async -> Cowichan.Staged<[UInt8]>
+    nonisolated(nonsending) func thresh(_ c: Cowichan.Config, matrix: [UInt8]) async -> Cowichan.Staged<Cowichan.Mask>
+    nonisolated(nonsending) func winnow(
+        _ c: Cowichan.Config, matrix: [UInt8], mask: [UInt8]
+    ) async throws(Cowichan.Failure) -> Cowichan.Staged<Cowichan.Winnowed>
+    nonisolated(nonsending) func outer(
+        _ c: Cowichan.Config, points: [Cowichan.Point]
+    ) async -> Cowichan.Staged<Cowichan.Outer>
+    nonisolated(nonsending) func product(_ c: Cowichan.Config, outer: Cowichan.Outer) async -> Cowichan.Staged<[Double]>
+    nonisolated(nonsending) func chain(_ c: Cowichan.Config) async throws(Cowichan.Failure) -> Sample
+}
+
+extension AsyncStages {
+    nonisolated(nonsending) func chain(_ c: Cowichan.Config) async throws(Cowichan.Failure) -> Sample {
+        var clock = [monotonicNanos()]
+        let matrix = await randmat(c)
+        clock.append(monotonicNanos())
+        let mask = await thresh(c, matrix: matrix.value)
+        clock.append(monotonicNanos())
+        let winnowed = try await winnow(c, matrix: matrix.value, mask: mask.value.cells)
+        clock.append(monotonicNanos())
+        let outer = await outer(c, points: winnowed.value.points)
+        clock.append(monotonicNanos())
+        let r = await product(c, outer: outer.value)
+        clock.append(monotonicNanos())
+        let computeNs = [matrix.computeNs, mask.computeNs, winnowed.computeNs, outer.computeNs, r.computeNs]
+        return Cowichan.chainSample(clock: clock, computeNs: computeNs, result: Cowichan.productResult(r.value))
+    }
+}
+
+struct SCStages: AsyncStages {
     typealias C = Cowichan
     let workers: Int
 
-    func randmat(_ c: C.Config) async -> C.Staged<[UInt8]> {
+    nonisolated(nonsending) func randmat(_ c: C.Config) async -> C.Staged<[UInt8]> {
         let (n, seed) = (c.n, c.seed)
         let parts = await C.children(C.blocks(rows: n, workers: workers)) { rows in
             C.filledTimed(rows.count * n) { C.randmatRows(rows, n: n, seed: seed, into: $0) }
@@ -107,7 +134,7 @@ struct SCStages {
         return C.Staged(C.assemble(parts.map(\.value), count: n * n), computeNs: parts.map(\.ns).max())
     }
 
-    func thresh(_ c: C.Config, matrix: [UInt8]) async -> C.Staged<C.Mask> {
+    nonisolated(nonsending) func thresh(_ c: C.Config, matrix: [UInt8]) async -> C.Staged<C.Mask> {
         let n = c.n
         let blocks = C.blocks(rows: n, workers: workers)
         // Round one: each child returns its block's histogram and maximum.
@@ -139,7 +166,9 @@ struct SCStages {
         return C.Staged(C.Mask(threshold: t, cells: C.assemble(parts.map(\.value), count: n * n)), computeNs: computeNs)
     }
 
-    func winnow(_ c: C.Config, matrix: [UInt8], mask: [UInt8]) async throws(C.Failure) -> C.Staged<C.Winnowed> {
+    nonisolated(nonsending) func winnow(
+        _ c: C.Config, matrix: [UInt8], mask: [UInt8]
+    ) async throws(C.Failure) -> C.Staged<C.Winnowed> {
         let n = c.n
         // Each child returns its block's sorted run of candidates.
         let runs = await C.children(C.blocks(rows: n, workers: workers)) { rows in
@@ -158,7 +187,7 @@ struct SCStages {
         return C.Staged(winnowed, computeNs: (runs.map(\.ns).max() ?? 0) + parentNs)
     }
 
-    func outer(_ c: C.Config, points: [C.Point]) async -> C.Staged<C.Outer> {
+    nonisolated(nonsending) func outer(_ c: C.Config, points: [C.Point]) async -> C.Staged<C.Outer> {
         let m = points.count
         // Every child reads the whole point list and returns its rows of D and its slice of v.
         let parts = await C.children(C.blocks(rows: m, workers: workers)) { rows in
@@ -181,7 +210,7 @@ struct SCStages {
         return C.Staged(outer, computeNs: parts.map(\.ns).max())
     }
 
-    func product(_ c: C.Config, outer: C.Outer) async -> C.Staged<[Double]> {
+    nonisolated(nonsending) func product(_ c: C.Config, outer: C.Outer) async -> C.Staged<[Double]> {
         let m = outer.vector.count
         let parts = await C.children(C.blocks(rows: m, workers: workers)) { rows in
             outer.matrix.withUnsafeBufferPointer { matrix in
