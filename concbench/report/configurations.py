@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from ..catalog import value_order
 from ..stats import geometric_mean
 from ..studies import PublishedTable, TableFromOurs
-from .geomeans import COMPUTE_METRIC, Mean, matches, options_of, published_number
-from .summary import SeriesSummary
+from .geomeans import Mean, matches, options_of, published_number
+from .summary import COMPUTE, SeriesSummary
 
 NOT_MEASURED = "not measured"
 NO_COUNTERPART = "—"          # a published column with no option value here (a compiler pass we lack)
@@ -73,9 +73,9 @@ def _figure(row: SeriesSummary | None, quantity: str) -> Figure:
         return Figure(row.stats.median / 1e9)
     # Communication = T − C from the two medians: a program reports compute_ns once per run (its last
     # iteration's), so no iteration's own time can be paired with its own compute time.
-    compute = row.metrics.get(COMPUTE_METRIC)
+    compute = row.metrics.get(COMPUTE)
     if compute is None:
-        return Figure(None, f"no {COMPUTE_METRIC}")
+        return Figure(None, f"no {COMPUTE}")
     gap = row.stats.median - compute
     return Figure(gap / 1e9) if gap > 0 else Figure(None, "T ≤ C")
 

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 
 from ..stats import geometric_mean
 from ..studies import Entrant, Family, PublishedTable, Study
-from .summary import SeriesSummary
+from .summary import COMPUTE, SeriesSummary
 
 # (benchmark, entrant, cores or None where the source states none, "T" or "C") -> seconds
 Figures = dict[tuple[str, str, int | None, str], float]
 
-COMPUTE_METRIC = "compute_ns"
 
 
 def published_number(text: str) -> float | None:
@@ -113,8 +112,8 @@ def our_figures(study: Study, found: dict[tuple[str, str], Measured]) -> Figures
                 cores = row.cores if family.sweep == "cores" else None
                 if row.stats is not None:
                     out[(benchmark, entrant, cores, "T")] = row.stats.median / 1e9
-                if COMPUTE_METRIC in row.metrics and row.metrics[COMPUTE_METRIC] > 0:
-                    out[(benchmark, entrant, cores, "C")] = row.metrics[COMPUTE_METRIC] / 1e9
+                if COMPUTE in row.metrics and row.metrics[COMPUTE] > 0:
+                    out[(benchmark, entrant, cores, "C")] = row.metrics[COMPUTE] / 1e9
     return out
 
 

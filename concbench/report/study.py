@@ -19,7 +19,7 @@ from .variants import pair_series
 from . import configurations, geomeans
 from .growth import growth_series
 from .scaling import scaling_tables
-from .summary import SeriesSummary
+from .summary import COMPUTE, SeriesSummary
 from .units import fmt_ns
 
 Z95 = float(scipy_stats.norm.ppf(0.975))
@@ -394,7 +394,7 @@ def _rebuilt_grid(rebuilt: configurations.Rebuilt) -> Grid:
     out.append(("geometric mean", "", *means))
     quantity = {"time": "the median iteration time in seconds (no process start-up)",
                 "communication": "communication time in seconds, T − C: the median iteration time minus the "
-                                 f"median {geomeans.COMPUTE_METRIC} (the compute time the program reports)"}
+                                 f"median {COMPUTE} (the compute time the program reports)"}
     lacking = [c for c in columns if c not in spec.columns]
     where = _where_ours_ran(rebuilt)
     note = (f"ours: {spec.variant} with {spec.option} = "

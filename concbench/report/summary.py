@@ -13,6 +13,9 @@ from ..catalog import value_order
 from ..records import RunRecord, RunStatus
 from ..verify import Verdict
 
+# The metric of models that copy data: the longest worker's compute time (the SCOOP/Qs paper's C).
+COMPUTE = "compute_ns"
+
 
 class Note(NamedTuple):
     """One line about a series: what kind of thing it is (for counting) and what it says."""

@@ -7,7 +7,7 @@ from ..stats import CV_WARN_THRESHOLD
 from .growth import GrowthSeries
 from .model import MISSING, Cell, Column, Span, TableModel, cell, cells
 from .scaling import ScalingTable
-from .summary import SeriesSummary
+from .summary import COMPUTE, SeriesSummary
 from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
 from .variants import PairComparison
 
@@ -92,9 +92,6 @@ def metrics_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_
         out.rows.append((*lead, _series(row), _param(row), cell(row.cores),
                          *(_number(row.metrics.get(n), "{:.4g}") for n in names)))
     return out
-
-
-COMPUTE = "compute_ns"   # the metric of models that copy data: the longest worker's compute time (the paper's C)
 
 
 def compute_table(rows: list[SeriesSummary], with_benchmark: bool = True,
