@@ -69,38 +69,28 @@ final class QueueCreature: @unchecked Sendable {
 final class QueuePlace: @unchecked Sendable {
     let queue: DispatchQueue
     let done = DispatchSemaphore(value: 0)
-    private var meetings = 0
-    private let limit: Int
+    private var matchmaker: Chameneos.Matchmaker<QueueCreature>
     private let creatures: Int
-    private var waiting: (creature: QueueCreature, id: Int, colour: Chameneos.Colour)?
-    private var gate: Chameneos.StartGate<(creature: QueueCreature, id: Int, colour: Chameneos.Colour)>
     private var reports: [Chameneos.Report] = []
 
     init(_ game: Chameneos.Game, target: DispatchQueue?) {
         queue = DispatchQueue(label: "chameneos.place", target: target)
-        limit = game.meetings
+        matchmaker = Chameneos.Matchmaker(game)
         creatures = game.creatures
-        gate = Chameneos.StartGate(gated: game.gated, size: game.creatures)
         reports.reserveCapacity(game.creatures)
     }
 
     func request(from creature: QueueCreature, id: Int, colour: Chameneos.Colour) {
-        for r in gate.admit((creature, id, colour)) {
-            answer(r.creature, id: r.id, colour: r.colour)
-        }
-    }
-
-    private func answer(_ creature: QueueCreature, id: Int, colour: Chameneos.Colour) {
-        if meetings == limit {
-            creature.queue.async { creature.stop() }
-        } else if let partner = waiting {
-            waiting = nil
-            meetings += 1
-            let c = Chameneos.complement(colour, partner.colour)
-            creature.queue.async { creature.meet(partner: partner.id, colour: c) }
-            partner.creature.queue.async { partner.creature.meet(partner: id, colour: c) }
-        } else {
-            waiting = (creature, id, colour)
+        matchmaker.request(.init(creature: creature, id: id, colour: colour)) { answer in
+            switch answer {
+            case .stop(let creature):
+                creature.queue.async { creature.stop() }
+            case .meet(let r, let partner, let c):
+                let (creature, mate) = (r.creature, partner.creature)
+                let (id, mateId) = (r.id, partner.id)
+                creature.queue.async { creature.meet(partner: mateId, colour: c) }
+                mate.queue.async { mate.meet(partner: id, colour: c) }
+            }
         }
     }
 
@@ -113,6 +103,6 @@ final class QueuePlace: @unchecked Sendable {
 
     /// The place's count and the reports, read on its queue once `done` is signalled.
     func outcome() -> Chameneos.Outcome {
-        queue.sync { Chameneos.Outcome(meetings: meetings, reports: reports) }
+        queue.sync { Chameneos.Outcome(meetings: matchmaker.meetings, reports: reports) }
     }
 }

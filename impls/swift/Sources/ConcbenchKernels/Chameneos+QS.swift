@@ -24,7 +24,7 @@ extension Chameneos {
         let reports = await main.separate(signal, until: { $0.reports.count == game.creatures }) { s in
             await s.query { $0.reports }
         }
-        let meetings = await main.separate(broker) { b in await b.query { $0.meetings } }
+        let meetings = await main.separate(broker) { b in await b.query { $0.matchmaker.meetings } }
         return Outcome(meetings: meetings, reports: reports)
     }
 
@@ -61,43 +61,33 @@ extension Chameneos {
     }
 
     final class Broker {
-        struct Request { let id: Int, colour: Colour }
-
-        let limit: Int
         let signal: Handler<Signal>
         var creatures: [Handler<Creature>] = []
-        var meetings = 0
-        var waiting: Request?
-        var gate: StartGate<Request>
+        var matchmaker: Matchmaker<Handler<Creature>>
 
         init(_ game: Game, signal: Handler<Signal>) {
-            limit = game.meetings
             self.signal = signal
-            gate = StartGate(gated: game.gated, size: game.creatures)
+            matchmaker = Matchmaker(game)
         }
 
+        /// The answers are collected, then logged: logging a call may suspend (it reserves).
         nonisolated(nonsending) func request(_ id: Int, _ colour: Colour, _ client: Client) async {
-            for r in gate.admit(Request(id: id, colour: colour)) {
-                await answer(r, client)
-            }
-        }
-
-        private nonisolated(nonsending) func answer(_ r: Request, _ client: Client) async {
-            if meetings == limit {
-                let signal = signal
-                await client.separate(creatures[r.id]) { c in
-                    c.call { creature, client in await creature.stop(client, signal: signal) }
+            var answers: [Matchmaker<Handler<Creature>>.Answer] = []
+            matchmaker.request(.init(creature: creatures[id], id: id, colour: colour)) { answers.append($0) }
+            for answer in answers {
+                switch answer {
+                case .stop(let creature):
+                    let signal = signal
+                    await client.separate(creature) { c in
+                        c.call { creature, client in await creature.stop(client, signal: signal) }
+                    }
+                case .meet(let r, let partner, let c):
+                    let (id, mateId) = (r.id, partner.id)
+                    await client.separate(r.creature, partner.creature) { a, b in
+                        a.call { creature, client in await creature.meet(with: mateId, colour: c, client) }
+                        b.call { creature, client in await creature.meet(with: id, colour: c, client) }
+                    }
                 }
-            } else if let partner = waiting {
-                waiting = nil
-                meetings += 1
-                let c = complement(r.colour, partner.colour)
-                await client.separate(creatures[r.id], creatures[partner.id]) { a, b in
-                    a.call { creature, client in await creature.meet(with: partner.id, colour: c, client) }
-                    b.call { creature, client in await creature.meet(with: r.id, colour: c, client) }
-                }
-            } else {
-                waiting = r
             }
         }
     }

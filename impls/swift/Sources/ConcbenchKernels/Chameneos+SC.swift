@@ -150,45 +150,35 @@ actor MessageCreature {
 }
 
 actor MessagePlace {
-    private var meetings = 0
-    private let limit: Int
+    private var matchmaker: Chameneos.Matchmaker<MessageCreature>
     private let creatures: Int
-    private var waiting: (creature: MessageCreature, id: Int, colour: Chameneos.Colour)?
-    private var gate: Chameneos.StartGate<(creature: MessageCreature, id: Int, colour: Chameneos.Colour)>
     private var reports: [Chameneos.Report] = []
     private var finished: CheckedContinuation<Chameneos.Outcome, Never>?
 
     init(_ game: Chameneos.Game) {
-        limit = game.meetings
+        matchmaker = Chameneos.Matchmaker(game)
         creatures = game.creatures
-        gate = Chameneos.StartGate(gated: game.gated, size: game.creatures)
         reports.reserveCapacity(game.creatures)
     }
 
     func request(from creature: MessageCreature, id: Int, colour: Chameneos.Colour) {
-        for r in gate.admit((creature, id, colour)) {
-            answer(r.creature, id: r.id, colour: r.colour)
-        }
-    }
-
-    private func answer(_ creature: MessageCreature, id: Int, colour: Chameneos.Colour) {
-        if meetings == limit {
-            post { await creature.stop() }
-        } else if let partner = waiting {
-            waiting = nil
-            meetings += 1
-            let c = Chameneos.complement(colour, partner.colour)
-            post { await creature.meet(partner: partner.id, colour: c) }
-            post { await partner.creature.meet(partner: id, colour: c) }
-        } else {
-            waiting = (creature, id, colour)
+        matchmaker.request(.init(creature: creature, id: id, colour: colour)) { answer in
+            switch answer {
+            case .stop(let creature):
+                post { await creature.stop() }
+            case .meet(let r, let partner, let c):
+                let (creature, mate) = (r.creature, partner.creature)
+                let (id, mateId) = (r.id, partner.id)
+                post { await creature.meet(partner: mateId, colour: c) }
+                post { await mate.meet(partner: id, colour: c) }
+            }
         }
     }
 
     func report(_ report: Chameneos.Report) {
         reports.append(report)
         if reports.count == creatures {
-            finished?.resume(returning: Chameneos.Outcome(meetings: meetings, reports: reports))
+            finished?.resume(returning: Chameneos.Outcome(meetings: matchmaker.meetings, reports: reports))
             finished = nil
         }
     }
@@ -196,7 +186,7 @@ actor MessagePlace {
     /// Returns once all C reports are in, whether they came before this call or after.
     func outcome() async -> Chameneos.Outcome {
         if reports.count == creatures {
-            return Chameneos.Outcome(meetings: meetings, reports: reports)
+            return Chameneos.Outcome(meetings: matchmaker.meetings, reports: reports)
         }
         return await withCheckedContinuation { finished = $0 }
     }

@@ -61,6 +61,48 @@ public enum Chameneos {
         }
     }
 
+    /// The meeting place of the message form, whatever carries its messages (actors, serial
+    /// queues, handlers): requests pass the start gate in arrival order, and each one is told to
+    /// stop once M meetings are made, meets the waiting one (both take the complement of their
+    /// colours) or waits for a partner.
+    struct Matchmaker<Creature> {
+        struct Request {
+            let creature: Creature
+            let id: Int
+            let colour: Colour
+        }
+
+        enum Answer {
+            case stop(Creature)
+            case meet(Request, partner: Request, colour: Colour)
+        }
+
+        private let limit: Int
+        private(set) var meetings = 0
+        private var waiting: Request?
+        private var gate: StartGate<Request>
+
+        init(_ game: Game) {
+            limit = game.meetings
+            gate = StartGate(gated: game.gated, size: game.creatures)
+        }
+
+        /// Takes a request; `send` gets each answer it makes possible now, in order.
+        mutating func request(_ request: Request, _ send: (Answer) -> Void) {
+            for r in gate.admit(request) {
+                if meetings == limit {
+                    send(.stop(r.creature))
+                } else if let partner = waiting {
+                    waiting = nil
+                    meetings += 1
+                    send(.meet(r, partner: partner, colour: complement(r.colour, partner.colour)))
+                } else {
+                    waiting = r
+                }
+            }
+        }
+    }
+
     public enum Colour: UInt8, Sendable {
         case blue = 0, red = 1, yellow = 2
     }
