@@ -27,7 +27,8 @@ from .report.scaling import scaling_tables
 from .report.summary import SeriesSummary, summarise
 from .report.study import grid_html, published_grid, study_figures, study_grids
 from .report.tables import (
-    check_table, comparison_table, grid_table, growth_table, regression_table, scaling_table,
+    EXPLAIN_NOTE, check_table, comparison_table, explain_table, findings_table, grid_table, growth_table,
+    regression_table, rules_table, scaling_table,
 )
 from .report.terminal import print_summary, show
 from .studies import SCALES, find_study, load_studies, plan_study
@@ -445,6 +446,49 @@ def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
     series = growth_series(rows, fitted)
     if series:
         show(console, growth_table(series), note=False)
+
+
+# -- explain ------------------------------------------------------------------------------
+
+
+@cli.command("explain")
+@click.argument("session_id", required=False, type=int)
+@click.option("-b", "--benchmark", "benchmarks", multiple=True, help="Only this benchmark (repeatable).")
+@click.option("-v", "--variant", "variants", multiple=True, help="Only this language/model (repeatable).")
+@click.option("--rules", "list_rules", is_flag=True, help="Print the rules and their thresholds, and stop.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the sweeps, their figures and findings.")
+@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+def explain_command(session_id, benchmarks, variants, list_rules, as_json, db) -> int:
+    """Why a series does not scale: figures and ranked findings from a stored session (default: the latest)."""
+    from .report import explain
+
+    if list_rules:
+        show(console, rules_table(explain.RULES), note=False)
+        return EXIT_OK
+    catalog = _catalog()
+    store = _open_store(catalog, db)
+    record = store.session(session_id)
+    runs = store.runs(record.id, with_samples=True)
+    for flag, wanted, have in (("-b", benchmarks, {r.benchmark for r in runs}),
+                               ("-v", variants, {r.variant for r in runs})):
+        missing = sorted(set(wanted) - have)
+        if missing:
+            raise UsageError(f"{flag} {missing[0]}: session {record.id} has no runs of it (it has: {', '.join(sorted(have))})")
+    runs = [r for r in runs if (not benchmarks or r.benchmark in benchmarks) and (not variants or r.variant in variants)]
+    names = {b.id: b.param_name for b in catalog.benchmarks.values()}
+    diagnoses = explain.diagnose(summarise(runs), lambda b: names.get(b, "param"))
+    if as_json:
+        sys.stdout.write(json.dumps([explain.as_dict(d) for d in diagnoses], indent=1) + "\n")
+        return EXIT_OK
+    unobserved = sum(1 for r in runs if not r.threads and r.status in (RunStatus.OK, RunStatus.TIMEOUT))
+    for d in diagnoses:
+        show(console, explain_table(d), note=False)
+        show(console, findings_table(d), note=False)
+    console.print(EXPLAIN_NOTE, highlight=False, markup=False, soft_wrap=True)
+    if unobserved:
+        console.print(f"{unobserved} of {len(runs)} runs have no per-thread evidence (recorded without the "
+                      "launcher's observer): the rules that need it cannot fire there", highlight=False, markup=False)
+    return EXIT_OK
 
 
 # -- compare ------------------------------------------------------------------------------

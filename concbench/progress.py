@@ -31,8 +31,9 @@ class RichProgress(Progress):
         if not self.console.is_terminal:
             yield
             return
+        # Once a second: the elapsed time shows seconds, and each redraw is harness CPU taken from the run.
         self.bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), console=self.console, transient=True)
+                       TimeElapsedColumn(), console=self.console, transient=True, refresh_per_second=1)
         self.task = self.bar.add_task("starting", total=total)
         with self.bar:
             yield

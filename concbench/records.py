@@ -43,10 +43,33 @@ class IterationRecord:
 
 @dataclass(frozen=True)
 class SampleRecord:
+    """One look at the process. The fields after cpu_ns come from the launcher's per-thread
+    observer (None when it did not run): thread states, threads whose CPU grew since the last
+    sample, and totals so far over every thread seen (run delay, context switches)."""
+
     t_ns: int
     rss_bytes: int
     threads: int
     cpu_ns: int
+    running: int | None = None        # state R: on a CPU or runnable
+    sleeping: int | None = None       # state S: waiting (a futex, a sleep, I/O readiness)
+    blocked: int | None = None        # state D: blocked in the kernel, uninterruptible
+    busy: int | None = None           # threads that used CPU since the previous sample
+    run_delay_ns: int | None = None   # time runnable but waiting for a CPU, all threads so far
+    voluntary: int | None = None      # context switches so far, all threads
+    involuntary: int | None = None
+
+
+@dataclass(frozen=True)
+class ThreadRecord:
+    """One thread of a run, its totals as last read (a thread that ended keeps its last reading)."""
+
+    tid: int
+    name: str
+    cpu_ns: int
+    run_delay_ns: int
+    voluntary: int
+    involuntary: int
 
 
 @dataclass
@@ -76,12 +99,17 @@ class RunRecord:
     threads_max: int | None = None
     voluntary_switches: int | None = None
     involuntary_switches: int | None = None
+    run_delay_ns: int | None = None       # the threads' run delay, summed (launcher observer)
+    observer_cpu_ns: int | None = None    # what observing cost: the launcher's own CPU time ...
+    harness_cpu_ns: int | None = None     # ... and the harness's, every thread of it, while the run lasted
+    threads_untracked: int | None = None  # threads beyond what the observer follows one by one
     exit_code: int | None = None
     signal: int | None = None
     stderr_tail: str = ""
     iterations: list[IterationRecord] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
     samples: list[SampleRecord] = field(default_factory=list)
+    threads: list[ThreadRecord] = field(default_factory=list)
     id: int | None = None
 
     @property

@@ -2,13 +2,16 @@
 
 The measured program is started through the tiny `cb-launch` (see launcher/launch.c) so that
 its peak memory is its own and not the harness's (DESIGN.md, peak memory). The launcher
-reports the program's pid at once and its rusage when it has been reaped; meanwhile this
-module reads stdout line by line, keeps the tail of stderr, samples /proc/<pid>/stat about
-every 10 ms, and kills the program when a deadline passes.
+reports the program's pid at once, batches of per-thread /proc samples while it runs (its
+observer, launcher/observe.c, so that the harness does not wake per sample) and its rusage when
+it has been reaped; meanwhile this module reads stdout line by line, keeps the tail of stderr,
+and kills the program when a deadline passes. Without a launcher it samples /proc/<pid>/stat
+itself, the process as a whole only.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import selectors
@@ -21,11 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .records import SampleRecord as Sample   # t_ns since the launch, rss, threads, cpu so far
+from .records import ThreadRecord
 
 SAMPLE_INTERVAL_S = 0.010
+IDLE_WAKE_S = 0.5              # with the launcher sampling, the loop wakes at least this often
 STALL_WINDOW_S = 2.0           # a timeout is a stall when the last 2 s ...
 STALL_CPU_S = 0.1              # ... used less than 0.1 s of CPU (nqueens spec)
 STDERR_TAIL_BYTES = 8192
+REPORT_PIPE_BYTES = 1 << 20
 _CLOCK_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
@@ -61,7 +67,14 @@ class ProcessRecord:
     voluntary_switches: int | None = None
     involuntary_switches: int | None = None
     samples: list[Sample] = field(default_factory=list)
+    threads: list[ThreadRecord] = field(default_factory=list)
+    threads_untracked: int | None = None
+    observer_cpu_ns: int | None = None
     stderr_tail: str = ""
+
+    @property
+    def run_delay_ns(self) -> int | None:
+        return sum(t.run_delay_ns for t in self.threads) if self.threads else None
 
     @property
     def threads_max(self) -> int | None:
@@ -126,8 +139,13 @@ class _Run:
         argv = list(spec.argv)
         if self.launcher is not None:
             report_r, report_w = os.pipe()
+            try:   # room for the thread totals the launcher writes while a killed run is reaped
+                fcntl.fcntl(report_w, fcntl.F_SETPIPE_SZ, REPORT_PIPE_BYTES)
+            except OSError:
+                pass
             cpus = ["--cpus", ",".join(map(str, spec.cpus))] if spec.cpus else []
-            argv = [str(self.launcher), *cpus, "--report-fd", str(report_w), "--", *argv]
+            sampling = ["--sample-ms", str(round(SAMPLE_INTERVAL_S * 1000))]
+            argv = [str(self.launcher), *cpus, "--report-fd", str(report_w), *sampling, "--", *argv]
         try:
             proc = subprocess.Popen(
                 argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL,
@@ -175,6 +193,13 @@ class _Run:
         message = json.loads(line)
         if "pid" in message:
             self.child_pid = int(message["pid"])
+        elif "samples" in message:
+            self.record.samples.extend(Sample(*fields) for fields in message["samples"])
+        elif "threads" in message:
+            self.record.threads = [ThreadRecord(*fields) for fields in message["threads"]]
+            self.record.threads_untracked = message["untracked"]
+        elif "observer" in message:
+            self.record.observer_cpu_ns = message["observer"].get("cpu_ns")
         elif "exit" in message:
             self.exit_report = message["exit"]
 
@@ -197,19 +222,21 @@ class _Run:
         try:
             while selector.get_map():
                 now = time.monotonic_ns()
-                if now >= next_sample and self.child_pid is not None:
+                if self.launcher is None and now >= next_sample and self.child_pid is not None:
                     sample = read_proc_sample(self.child_pid, now - t0)
                     if sample is not None:
                         record.samples.append(sample)
                     next_sample = now + int(SAMPLE_INTERVAL_S * 1e9)
+                elif self.launcher is not None:
+                    next_sample = now + self._until_deadline_ns(now, t0, last_progress)
                 if spec.timeout_s is not None and now - t0 > spec.timeout_s * 1e9:
-                    self._time_out(proc, "run", now - t0)
+                    self._time_out(proc, "run")
                     break
                 if spec.line_deadline_s is not None and now - last_progress > spec.line_deadline_s * 1e9:
-                    self._time_out(proc, "deadline", now - t0)
+                    self._time_out(proc, "deadline")
                     break
                 wait_s = max(0.0, (next_sample - time.monotonic_ns()) / 1e9)
-                for key, _ in selector.select(timeout=min(wait_s, SAMPLE_INTERVAL_S)):
+                for key, _ in selector.select(timeout=wait_s):
                     fd = key.fd
                     chunk = os.read(fd, 65536)
                     if not chunk:
@@ -245,6 +272,15 @@ class _Run:
             if self.launcher is not None:
                 os.close(self.report_fd)
         self._finish(proc, time.monotonic_ns() - t0)
+
+    def _until_deadline_ns(self, now: int, t0: int, last_progress: int) -> int:
+        """How long the loop may sleep in select: until the nearer deadline, at most IDLE_WAKE_S."""
+        wait = IDLE_WAKE_S * 1e9
+        if self.spec.timeout_s is not None:
+            wait = min(wait, t0 + self.spec.timeout_s * 1e9 - now)
+        if self.spec.line_deadline_s is not None:
+            wait = min(wait, last_progress + self.spec.line_deadline_s * 1e9 - now)
+        return max(int(wait) + 1, 0)
 
     def _split_lines(self, fd: int, chunk: bytes) -> list[str]:
         buffer = self.buffers[fd]
@@ -286,15 +322,17 @@ class _Run:
             selector.unregister(fd)
             self._flush_partial(fd, fds[fd])
 
-    def _time_out(self, proc: subprocess.Popen, kind: str, elapsed_ns: int) -> None:
+    def _time_out(self, proc: subprocess.Popen, kind: str) -> None:
         record = self.record
         record.timed_out, record.timeout_kind = True, kind
-        record.stall = was_idle(record.samples, elapsed_ns)
         self._kill(proc)
 
     def _finish(self, proc: subprocess.Popen, elapsed_ns: int) -> None:
         record = self.record
         record.started = True
+        if record.timed_out:
+            # Judged on every sample, the launcher's last batch included (it arrives after the kill).
+            record.stall = was_idle(record.samples, record.samples[-1].t_ns if record.samples else elapsed_ns)
         record.stderr_tail = self.stderr_tail.decode("utf-8", "replace")
         report = self.exit_report
         if self.launcher is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -117,7 +118,9 @@ class Session:
         )
         transcript, iterations = Transcript(), []
         self.progress.run_started(point, run_index)
+        harness_start = time.process_time_ns()   # every thread of the harness: the loop, the progress display
         process = self.executor.execute(spec, _line_reader(point, transcript, iterations, self.progress), _is_progress)
+        harness_cpu_ns = time.process_time_ns() - harness_start
         run = RunRecord(
             benchmark=point.benchmark.id, variant=point.variant.name, param=point.param,
             options=dict(point.options), cores=point.cores, run_index=run_index, status=RunStatus.OK,
@@ -129,7 +132,9 @@ class Session:
             threads_max=process.threads_max, voluntary_switches=process.voluntary_switches,
             involuntary_switches=process.involuntary_switches, exit_code=process.exit_code,
             signal=process.signal, iterations=iterations, metrics=dict(transcript.metrics),
-            samples=list(process.samples),
+            samples=list(process.samples), threads=list(process.threads),
+            run_delay_ns=process.run_delay_ns, observer_cpu_ns=process.observer_cpu_ns, harness_cpu_ns=harness_cpu_ns,
+            threads_untracked=process.threads_untracked,
         )
         judge(run, point.benchmark, point.iterations, _ending(process, transcript))
         if run.status != RunStatus.OK:

@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import UsageError
-from .records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, SessionRecord
+from .records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, SessionRecord, ThreadRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,7 +52,11 @@ CREATE TABLE IF NOT EXISTS runs (
     involuntary_switches INTEGER,
     exit_code INTEGER,
     signal INTEGER,
-    stderr_tail TEXT NOT NULL
+    stderr_tail TEXT NOT NULL,
+    run_delay_ns INTEGER,               -- schema 2: the launcher's per-thread observer
+    observer_cpu_ns INTEGER,
+    harness_cpu_ns INTEGER,
+    threads_untracked INTEGER
 );
 CREATE TABLE IF NOT EXISTS iterations (
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -68,7 +72,23 @@ CREATE TABLE IF NOT EXISTS samples (
     t_ns INTEGER NOT NULL,
     rss_bytes INTEGER NOT NULL,
     threads INTEGER NOT NULL,
-    cpu_ns INTEGER NOT NULL
+    cpu_ns INTEGER NOT NULL,
+    running INTEGER,                    -- schema 2: thread states and totals so far (records.py)
+    sleeping INTEGER,
+    blocked INTEGER,
+    busy INTEGER,
+    run_delay_ns INTEGER,
+    voluntary INTEGER,
+    involuntary INTEGER
+);
+CREATE TABLE IF NOT EXISTS threads (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    tid INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    cpu_ns INTEGER NOT NULL,
+    run_delay_ns INTEGER NOT NULL,
+    voluntary INTEGER NOT NULL,
+    involuntary INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS metrics (
     run_id INTEGER NOT NULL REFERENCES runs(id),
@@ -78,13 +98,25 @@ CREATE TABLE IF NOT EXISTS metrics (
 );
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id);
 CREATE INDEX IF NOT EXISTS samples_by_run ON samples(run_id);
+CREATE INDEX IF NOT EXISTS threads_by_run ON threads(run_id);
 """
+
+# Schema 1 → 2 keeps every stored run: the observer's columns are added, empty for old runs.
+MIGRATIONS = {
+    1: ["ALTER TABLE runs ADD COLUMN run_delay_ns INTEGER", "ALTER TABLE runs ADD COLUMN observer_cpu_ns INTEGER",
+        "ALTER TABLE runs ADD COLUMN harness_cpu_ns INTEGER", "ALTER TABLE runs ADD COLUMN threads_untracked INTEGER",
+        *(f"ALTER TABLE samples ADD COLUMN {c} INTEGER"
+          for c in ("running", "sleeping", "blocked", "busy", "run_delay_ns", "voluntary", "involuntary"))],
+}
+_SAMPLE_COLUMNS = ("t_ns", "rss_bytes", "threads", "cpu_ns", "running", "sleeping", "blocked", "busy",
+                   "run_delay_ns", "voluntary", "involuntary")
 
 _RUN_COLUMNS = (
     "benchmark", "variant", "param", "cores", "run_index", "status", "reason", "stall", "message",
     "cpus", "wall_ns", "user_ns", "sys_ns", "max_rss_bytes", "max_rss_source", "max_rss_missing",
     "rss_peak_sampled_bytes", "threads_max", "voluntary_switches", "involuntary_switches",
-    "exit_code", "signal", "stderr_tail",
+    "exit_code", "signal", "stderr_tail", "run_delay_ns", "observer_cpu_ns", "harness_cpu_ns",
+    "threads_untracked",
 )
 
 
@@ -97,10 +129,12 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = sqlite3.connect(path)
+            stored = self._migrate()
             self.db.executescript(SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             self.db.commit()
-            (stored,) = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if stored is None:
+                (stored,) = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as error:
             raise UsageError(f"{path}: not a concbench database ({error})") from error
         # A file written by another schema would be misread row by row: refuse it whole.
@@ -108,6 +142,21 @@ class Store:
             raise UsageError(f"{path}: written with results schema {stored}, this concbench reads {SCHEMA_VERSION}; "
                              "use a concbench of that version or another --db")
         self.path = path
+
+    def _migrate(self) -> str | None:
+        """Brings an older file up to SCHEMA_VERSION in one transaction; the version found, or None if new."""
+        has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if has_meta else None
+        if row is None:
+            return None
+        version = row[0]
+        with self.db:
+            while version.isdigit() and int(version) in MIGRATIONS:
+                for statement in MIGRATIONS[int(version)]:
+                    self.db.execute(statement)
+                version = str(int(version) + 1)
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+        return version
 
     def close(self) -> None:
         self.db.close()
@@ -146,8 +195,12 @@ class Store:
                 [(run_id, it.index, it.ns, it.result, it.verdict, int(it.warmup)) for it in run.iterations],
             )
             self.db.executemany(
-                "INSERT INTO samples VALUES (?, ?, ?, ?, ?)",
-                [(run_id, s.t_ns, s.rss_bytes, s.threads, s.cpu_ns) for s in run.samples],
+                f"INSERT INTO samples (run_id, {', '.join(_SAMPLE_COLUMNS)}) VALUES (?{', ?' * len(_SAMPLE_COLUMNS)})",
+                [(run_id, *(getattr(s, c) for c in _SAMPLE_COLUMNS)) for s in run.samples],
+            )
+            self.db.executemany(
+                "INSERT INTO threads VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, t.tid, t.name, t.cpu_ns, t.run_delay_ns, t.voluntary, t.involuntary) for t in run.threads],
             )
             self.db.executemany(
                 "INSERT INTO metrics VALUES (?, ?, ?)", [(run_id, k, v) for k, v in run.metrics.items()]
@@ -216,6 +269,7 @@ class Store:
             run.metrics = dict(self.db.execute("SELECT name, value FROM metrics WHERE run_id = ?", (run.id,)))
             if with_samples:
                 run.samples = self.samples(run.id)
+                run.threads = self.threads(run.id)
             runs.append(run)
         return runs
 
@@ -223,6 +277,15 @@ class Store:
         return [
             SampleRecord(*row)
             for row in self.db.execute(
-                "SELECT t_ns, rss_bytes, threads, cpu_ns FROM samples WHERE run_id = ? ORDER BY t_ns", (run_id,)
+                f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM samples WHERE run_id = ? ORDER BY t_ns", (run_id,)
+            )
+        ]
+
+    def threads(self, run_id: int) -> list[ThreadRecord]:
+        return [
+            ThreadRecord(*row)
+            for row in self.db.execute(
+                "SELECT tid, name, cpu_ns, run_delay_ns, voluntary, involuntary FROM threads WHERE run_id = ?"
+                " ORDER BY rowid", (run_id,)
             )
         ]

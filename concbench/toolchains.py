@@ -12,7 +12,8 @@ from pathlib import Path
 from .catalog import Implementation
 from .errors import BuildError, UsageError
 
-LAUNCHER_SOURCE = Path(__file__).parent / "launcher" / "launch.c"
+LAUNCHER_DIR = Path(__file__).parent / "launcher"
+LAUNCHER_SOURCES = (LAUNCHER_DIR / "launch.c", LAUNCHER_DIR / "observe.c")
 
 
 @dataclass(frozen=True)
@@ -112,14 +113,15 @@ def toolchain_version(impl: Implementation) -> str | None:
 def launcher_path(build_dir: Path) -> Path | None:
     """The compiled cb-launch, rebuilt when its source is newer; None without a C compiler."""
     target = build_dir / "cb-launch"
-    if target.exists() and target.stat().st_mtime >= LAUNCHER_SOURCE.stat().st_mtime:
+    newest = max(p.stat().st_mtime for p in LAUNCHER_DIR.iterdir())
+    if target.exists() and target.stat().st_mtime >= newest:
         return target
     compiler = next((c for c in ("cc", "gcc", "clang") if shutil.which(c)), None)
     if compiler is None:
         return None
     build_dir.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [compiler, "-O2", "-Wall", "-o", str(target), str(LAUNCHER_SOURCE)],
+        [compiler, "-O2", "-Wall", "-Wextra", "-o", str(target), *map(str, LAUNCHER_SOURCES)],
         capture_output=True, text=True,
     )
     if done.returncode != 0:

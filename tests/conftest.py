@@ -62,5 +62,7 @@ def installed(folder: str) -> Implementation:
     return impl
 
 
-# Every folder under impls/ but the fake: the list is read from the tree, so none can be left out.
-COMPILED = sorted(p.name for p in (ROOT / "impls").iterdir() if (p / "impl.toml").is_file() and p.name != "fake")
+# Every folder under impls/ but the hidden ones (the fake, the diagnosis fixtures): the list is read from the
+# tree, so none can be left out.
+COMPILED = sorted(p.name for p in (ROOT / "impls").iterdir()
+                  if (p / "impl.toml").is_file() and not load_implementation(p / "impl.toml").hidden)

@@ -81,6 +81,24 @@ def test_threads_and_memory_are_sampled_over_time(launcher):
     assert threads[0] < threads[-1]   # a slow leak shows as growth, not just a peak
 
 
+def test_the_launcher_observes_each_thread_its_state_cpu_run_delay_and_switches(launcher):
+    # Two threads spin while one sleeps: states, per-thread CPU and switch counts must all show it.
+    code = ("import threading, time\n"
+            "def spin():\n    end = time.time() + 0.6\n    while time.time() < end: pass\n"
+            "ts = [threading.Thread(target=spin) for _ in range(2)] + [threading.Thread(target=time.sleep, args=(0.6,))]\n"
+            "[t.start() for t in ts]; [t.join() for t in ts]")
+    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    states = [s for s in record.samples if s.running is not None]
+    assert len(states) > 20 and max(s.threads for s in states) == 4
+    assert any(s.running >= 1 for s in states) and any(s.sleeping >= 2 for s in states)
+    assert all(s.blocked is not None and s.run_delay_ns is not None and s.voluntary is not None for s in states)
+    assert len(record.threads) == 4 and all(t.name for t in record.threads)
+    assert sum(t.cpu_ns for t in record.threads) > 0.3e9            # the spinners' CPU, per thread, in ns
+    assert sum(t.voluntary for t in record.threads) > 0
+    assert record.run_delay_ns is not None and record.threads_untracked == 0
+    assert 0 < record.observer_cpu_ns < record.wall_ns               # the observer reports its own cost
+
+
 def test_a_consumer_can_stop_the_run(launcher):
     script = "echo bad; sleep 30"
     t0 = time.monotonic()

@@ -3,7 +3,7 @@ import sqlite3
 import pytest
 
 from concbench.errors import UsageError
-from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord
+from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, ThreadRecord
 from concbench.store import Store
 
 
@@ -16,7 +16,9 @@ def _run(**changes):
         exit_code=0, signal=None,
         iterations=[IterationRecord(0, 10, "6765", "verified", True), IterationRecord(1, 11, "6765", "verified", False)],
         metrics={"spawns": 21890.0},
-        samples=[SampleRecord(10_000_000, 4000, 3, 5_000_000)],
+        samples=[SampleRecord(10_000_000, 4000, 3, 5_000_000, 1, 2, 0, 1, 700, 9, 1)],
+        threads=[ThreadRecord(41, "main", 4_000_000, 500, 7, 1), ThreadRecord(42, "worker \"1\"", 1, 200, 2, 0)],
+        run_delay_ns=700, observer_cpu_ns=1234, threads_untracked=0,
     )
     for key, value in changes.items():
         setattr(run, key, value)
@@ -30,7 +32,8 @@ def test_round_trip_keeps_every_field(tmp_path):
     store.record_run(session, original)
     loaded = store.runs(session, with_samples=True)[0]
     for field in ("benchmark", "variant", "param", "options", "cores", "status", "wall_ns", "user_ns", "sys_ns",
-                  "max_rss_bytes", "threads_max", "iterations", "metrics", "samples", "hello", "argv"):
+                  "max_rss_bytes", "threads_max", "iterations", "metrics", "samples", "hello", "argv", "threads",
+                  "run_delay_ns", "observer_cpu_ns", "threads_untracked"):
         assert getattr(loaded, field) == getattr(original, field), field
     assert loaded.measured_ns() == [11]
 
@@ -75,3 +78,41 @@ def test_a_results_file_of_another_schema_is_refused_whole(tmp_path):
     db.close()
     with pytest.raises(UsageError, match="results schema 0"):
         Store(path)
+
+
+def test_a_schema_1_file_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "v1.sqlite"
+    db = sqlite3.connect(path)   # the schema-1 tables as an older concbench wrote them, with one run
+    db.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '1');
+        CREATE TABLE sessions (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, ended_at TEXT, status TEXT NOT NULL,
+            command TEXT NOT NULL, git_commit TEXT, environment_json TEXT NOT NULL, config_json TEXT NOT NULL);
+        CREATE TABLE runs (id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL, benchmark TEXT NOT NULL,
+            variant TEXT NOT NULL, param TEXT NOT NULL, options_json TEXT NOT NULL, cores INTEGER NOT NULL,
+            run_index INTEGER NOT NULL, status TEXT NOT NULL, reason TEXT, stall INTEGER, message TEXT NOT NULL,
+            cpus TEXT NOT NULL, argv_json TEXT NOT NULL, hello_json TEXT, wall_ns INTEGER, user_ns INTEGER,
+            sys_ns INTEGER, max_rss_bytes INTEGER, max_rss_source TEXT, max_rss_missing TEXT,
+            rss_peak_sampled_bytes INTEGER, threads_max INTEGER, voluntary_switches INTEGER,
+            involuntary_switches INTEGER, exit_code INTEGER, signal INTEGER, stderr_tail TEXT NOT NULL);
+        CREATE TABLE iterations (run_id INTEGER NOT NULL, idx INTEGER NOT NULL, ns INTEGER NOT NULL,
+            result TEXT NOT NULL, verdict TEXT NOT NULL, warmup INTEGER NOT NULL, PRIMARY KEY (run_id, idx));
+        CREATE TABLE samples (run_id INTEGER NOT NULL, t_ns INTEGER NOT NULL, rss_bytes INTEGER NOT NULL,
+            threads INTEGER NOT NULL, cpu_ns INTEGER NOT NULL);
+        CREATE TABLE metrics (run_id INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,
+            PRIMARY KEY (run_id, name));
+        INSERT INTO sessions VALUES (1, '2026-01-01', NULL, 'finished', 'concbench run', NULL, '{}', '{}');
+        INSERT INTO runs (id, session_id, benchmark, variant, param, options_json, cores, run_index, status, message,
+            cpus, argv_json, stderr_tail, wall_ns) VALUES (1, 1, 'fib', 'swift/sc', '20', '{}', 2, 0, 'ok', '', '0,1',
+            '[]', '', 99);
+        INSERT INTO samples VALUES (1, 5, 4096, 2, 0);
+    """)
+    db.close()
+    store = Store(path)
+    (run,) = store.runs(1, with_samples=True)
+    assert run.wall_ns == 99 and run.run_delay_ns is None and run.threads == []
+    assert run.samples == [SampleRecord(5, 4096, 2, 0)]
+    session = store.start_session("later", None, {}, {})
+    store.record_run(session, _run())          # a new run beside the old one keeps the observer's fields
+    assert store.runs(session, with_samples=True)[0].threads[0].name == "main"
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("2",)

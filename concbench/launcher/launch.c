@@ -7,10 +7,12 @@
  * own peak. This launcher is small, so the program it forks inherits almost nothing,
  * and the rusage it reaps with wait4 is the program's own.
  *
- * Usage: cb-launch [--cpus LIST] [--report-fd FD] -- PROGRAM [ARG...]
+ * Usage: cb-launch [--cpus LIST] [--report-fd FD] [--sample-ms MS] -- PROGRAM [ARG...]
  *   --cpus LIST     pin to these CPUs (comma separated ids) before exec
  *   --report-fd FD  write JSON lines there: {"pid": N} once the program is started,
  *                   then {"exit": {...}} after it ended (rusage, wall time, status)
+ *   --sample-ms MS  with --report-fd: observe the program's threads every MS ms (observe.c)
+ *                   and write the samples there too, before the exit line
  * The program inherits stdin, stdout and stderr. Exit status: the program's, or 127
  * when it could not be started (the report then names the errno).
  */
@@ -23,18 +25,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static int64_t monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "observe.h"
 
 static int64_t timeval_ns(struct timeval tv) {
     return (int64_t)tv.tv_sec * 1000000000LL + (int64_t)tv.tv_usec * 1000LL;
@@ -62,15 +62,39 @@ static void usage_error(const char *why) {
     exit(2);
 }
 
+/* Waits for the program while the observer samples it; a pidfd wakes us the moment it ends,
+ * so the wall time stays exact. Without pidfd_open (Linux < 5.3) nothing is sampled. */
+static void observe_until_exit(pid_t pid, FILE *report, int64_t start_ns, int64_t interval_ns) {
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) {
+        fprintf(report, "{\"observer\": {\"error\": \"pidfd_open: %s\"}}\n", strerror(errno));
+        fflush(report);
+        return;
+    }
+    struct observer *observer = observer_start(pid, report, start_ns, interval_ns);
+    struct pollfd ended = {.fd = pidfd, .events = POLLIN};
+    for (;;) {
+        int64_t wait_ns = observer_sample(observer) - monotonic_ns();
+        if (wait_ns < 0) wait_ns = 0;
+        struct timespec timeout = {wait_ns / 1000000000LL, wait_ns % 1000000000LL};
+        int ready = ppoll(&ended, 1, &timeout, NULL);
+        if (ready > 0 || (ready < 0 && errno != EINTR)) break;
+    }
+    close(pidfd);
+    observer_finish(observer);
+}
+
 int main(int argc, char **argv) {
     const char *cpus = NULL;
     int report_fd = -1;
+    long sample_ms = 0;
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) { i++; break; }
         if (strcmp(argv[i], "--cpus") == 0 && i + 1 < argc) { cpus = argv[++i]; continue; }
         if (strcmp(argv[i], "--report-fd") == 0 && i + 1 < argc) { report_fd = atoi(argv[++i]); continue; }
-        usage_error("usage: cb-launch [--cpus LIST] [--report-fd FD] -- PROGRAM [ARG...]");
+        if (strcmp(argv[i], "--sample-ms") == 0 && i + 1 < argc) { sample_ms = atol(argv[++i]); continue; }
+        usage_error("usage: cb-launch [--cpus LIST] [--report-fd FD] [--sample-ms MS] -- PROGRAM [ARG...]");
     }
     if (i >= argc) usage_error("no program given");
 
@@ -105,6 +129,7 @@ int main(int argc, char **argv) {
     int exec_errno = 0;
     if (read(exec_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
     close(exec_pipe[0]);
+    if (report && sample_ms > 0 && !exec_errno) observe_until_exit(pid, report, start_ns, sample_ms * 1000000LL);
 
     int status = 0;
     struct rusage ru;

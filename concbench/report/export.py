@@ -40,7 +40,9 @@ def run_dict(run: RunRecord) -> dict:
         "max_rss_bytes": run.max_rss_bytes, "max_rss_source": run.max_rss_source,
         "max_rss_missing": run.max_rss_missing, "rss_peak_sampled_bytes": run.rss_peak_sampled_bytes,
         "threads_max": run.threads_max, "voluntary_switches": run.voluntary_switches,
-        "involuntary_switches": run.involuntary_switches, "exit_code": run.exit_code, "signal": run.signal,
+        "involuntary_switches": run.involuntary_switches, "run_delay_ns": run.run_delay_ns,
+        "observer_cpu_ns": run.observer_cpu_ns, "harness_cpu_ns": run.harness_cpu_ns,
+        "exit_code": run.exit_code, "signal": run.signal,
         "hello": run.hello,
         "iterations": [
             {"index": it.index, "ns": it.ns, "result": it.result, "verified": it.verdict == Verdict.VERIFIED,

@@ -31,7 +31,9 @@ from ..catalog import Catalog
 from ..records import FAILED_STATUSES, RunRecord, RunStatus, SessionRecord
 from . import plots
 from .render import to_html
-from .tables import comparison_table, compute_table, growth_table, metrics_table, scaling_table, summary_table
+from .explain import Diagnosis, diagnose
+from .tables import (EXPLAIN_NOTE, comparison_table, compute_table, explain_table, findings_table, growth_table, metrics_table,
+                     scaling_table, summary_table)
 from .choice import named_pairs, runs_to_draw
 from .variants import PairComparison
 from .growth import growth_series
@@ -46,6 +48,7 @@ _PAGE = Template((_ASSETS / "page.html").read_text(encoding="utf-8"))
 _CSS = (_ASSETS / "report.css").read_text(encoding="utf-8")
 
 MAX_SCALING_PANELS = 4              # the largest parameters get a speedup/efficiency row each
+MAX_DIAGNOSES = 16                  # sweeps diagnosed per benchmark on the page (`concbench explain` has all)
 MAX_BOX_PANELS = 12                 # the largest parameters get a box panel each
 
 
@@ -302,6 +305,7 @@ def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], 
         if growth:
             out.append(_growth_section(benchmark, rows, colours, param_name))
         out.append(_timeseries_section(benchmark, runs, colours, param_name, drawn))
+        out.append(_diagnosis_section(benchmark, rows, colours, param_name))
         if pairs:
             out.append(_comparison_section(benchmark, pairs, colours, param_name))
     out.append("</section>")
@@ -504,6 +508,50 @@ def _timeseries_section(benchmark: str, runs: list[RunRecord], colours, param_na
             "<code>/proc</code> about every 10&nbsp;ms: per variant [shape] the run with the largest "
             f"{_e(param_name)}, and every timed-out run.</p>\n"
             f'<div class="timeseries">\n' + "\n".join(figures) + "\n</div>" + note)
+
+
+def _timeline(d: Diagnosis) -> plots.StateTimeline | None:
+    """The thread states of the widest point's first run that has them."""
+    for point in reversed(d.points):
+        for run in point.series.runs:
+            states = [s for s in run.samples if s.running is not None]
+            if states:
+                return plots.StateTimeline(
+                    f"threads · {d.dimension or 'run'}={point.value} · run {run.run_index}", [s.t_ns for s in states],
+                    [s.running for s in states], [s.sleeping for s in states], [s.blocked for s in states])
+    return None
+
+
+def _diagnosis_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
+    """`concbench explain` on the page: per sweep its findings, its speedup curve and its thread states."""
+    diagnoses = diagnose(rows, lambda b: param_name)
+    if not diagnoses:
+        return ""
+    out = ["<h3>Diagnosis</h3>",
+           "<p>Why a series scales as it does, from the evidence sampled per thread (<code>concbench explain</code>; "
+           "its rules: <code>concbench explain --rules</code>). Beside each speedup curve, the thread states of the "
+           "sweep's widest run: running or runnable, sleeping, blocked in the kernel.</p>",
+           f'<p class="note">{_e(EXPLAIN_NOTE)}</p>']
+    for i, d in enumerate(diagnoses[:MAX_DIAGNOSES]):
+        label = d.points[0].series.label
+        drawn = [p for p in d.points if (p.speedup if d.points[0].speedup is not None else p.median_ns) is not None]
+        numeric = [p for p in drawn if _numeric(p.value) is not None]
+        speedup = d.points[0].speedup is not None
+        xs = [_numeric(p.value) for p in numeric]
+        ys = [p.speedup if speedup else p.median_ns / 1e9 for p in numeric]
+        key = f"diagnosis-{benchmark}-{i}"
+        svg = plots.diagnosis_plot(key, label, colours.get(label, "#333"), d.dimension or param_name, xs, ys,
+                                   speedup, _timeline(d))
+        findings = "; ".join(str(f) for f in d.findings) or "no finding"
+        out.append(f'<div class="diagnosis" data-findings="{_e(" ".join(f.rule.name for f in d.findings))}">')
+        out.append(to_html(findings_table(d), benchmark, colours))
+        out.append(_figure(key, svg, _e(findings), {"benchmark": benchmark}))
+        out.append(to_html(explain_table(d), benchmark, colours))
+        out.append("</div>")
+    if len(diagnoses) > MAX_DIAGNOSES:
+        out.append(f'<p class="note">{len(diagnoses) - MAX_DIAGNOSES} more sweeps: <code>concbench explain -b '
+                   f'{_e(benchmark)}</code>.</p>')
+    return "\n".join(out)
 
 
 def _comparison_section(benchmark: str, pairs: list[PairComparison], colours, param_name: str) -> str:

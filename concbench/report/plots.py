@@ -411,3 +411,52 @@ def timeseries_plot(key: str, title: str, colour: str, t_ns: Sequence[int], rss_
         ax_m.set_title(title, loc="left")
 
     return _render(key, WIDTH_IN * 0.68, 3.3, draw)
+
+
+@dataclass
+class StateTimeline:
+    """Thread states of one run over time, from the launcher's samples."""
+
+    title: str
+    t_ns: list[int]
+    running: list[int]
+    sleeping: list[int]
+    blocked: list[int]
+
+
+def diagnosis_plot(key: str, title: str, colour: str, xlabel: str, xs: Sequence[float], ys: Sequence[float],
+                   speedup: bool, timeline: StateTimeline | None) -> str:
+    """`explain`'s figure for one sweep: speedup along it (or time over the parameter, log-log), and
+    beside it the thread states of the sweep's widest run: running, sleeping, blocked in the kernel."""
+
+    def draw(fig: Figure) -> None:
+        ax_s, ax_t = fig.subplots(1, 2)
+        if speedup and xs:
+            ax_s.plot(xs, [x / xs[0] for x in xs], color="#888", linestyle="--", linewidth=1, label="ideal")
+            ax_s.set_ylabel("speedup")
+            ax_s.set_xticks(list(xs))
+            ax_s.set_xticklabels([f"{x:g}" for x in xs])
+            ax_s.set_ylim(bottom=0)
+        else:
+            ax_s.set_xscale("log")
+            ax_s.set_yscale("log")
+            ax_s.set_ylabel("median time (s)")
+        ax_s.plot(xs, ys, "-", marker="o", color=colour, label=title, gid="sweep")
+        ax_s.set_xlabel(xlabel)
+        ax_s.set_title(title, loc="left")
+        if timeline is not None and timeline.t_ns:
+            seconds = [t / 1e9 for t in timeline.t_ns]
+            names = ("running", "sleeping", "blocked")
+            areas = ax_t.stackplot(seconds, timeline.running, timeline.sleeping, timeline.blocked, labels=names,
+                                   colors=("#2a9d8f", "#bbbbbb", "#e76f51"), step="post")
+            for area, name in zip(areas, names):
+                area.set_gid(name)
+            ax_t.set_xlabel("time since launch (s)")
+            ax_t.set_ylabel("threads")
+            ax_t.set_title(timeline.title, loc="left")
+            ax_t.legend(loc="upper right", frameon=False, fontsize="small")
+        else:
+            ax_t.text(0.5, 0.5, "no per-thread samples", ha="center", va="center", transform=ax_t.transAxes)
+            ax_t.set_axis_off()
+
+    return _render(key, WIDTH_IN * 1.25, 3.0, draw)

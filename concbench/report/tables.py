@@ -246,3 +246,59 @@ def grid_table(grid) -> TableModel:
     """A study's grid (ours or a published table), as study.py lays it out."""
     return TableModel("study", grid.title, tuple(Column(c) for c in grid.columns),
                       [tuple(cell(v) for v in row) for row in grid.rows], note=grid.note)
+
+
+EXPLAIN_NOTE = ("Findings are ranked by the rules' order (`concbench explain --rules`), then by how far past its "
+                "threshold. Speedup and efficiency against the first point; K–F e: the Karp–Flatt serial fraction; CPU: cores "
+                "kept busy; delay: run delay (runnable, waiting for a CPU) per core, share of wall; switches per "
+                "second per core; busy: most threads that ran within one sample; asleep: samples with no thread "
+                "running; RSS: after start-up → at the end. Medians over the runs that finished or timed out.")
+
+
+def _ratio(value: float | None, digits: int = 2) -> Cell:
+    return MISSING if value is None else cell(f"{value:.{digits}f}")
+
+
+def _rate(value: float | None) -> Cell:
+    return MISSING if value is None else cell(f"{value:,.0f}")
+
+
+def explain_table(diagnosis) -> TableModel:
+    """One sweep of `concbench explain`: per point, its time, its scaling and the evidence behind the findings."""
+    columns = (Column(diagnosis.dimension or "point", True), Column("runs"), Column("median", True),
+               Column("speedup", True), Column("efficiency", True), Column("K–F e", True), Column("CPU", True),
+               Column("delay", True), Column("voluntary/s", True), Column("involuntary/s", True),
+               Column("threads", True), Column("busy", True), Column("asleep", True), Column("RSS", True))
+    out = TableModel("explain", diagnosis.title, columns)   # EXPLAIN_NOTE is shown once, not per sweep
+    for point in diagnosis.points:
+        e, row = point.evidence, point.series
+        rss = MISSING if e.rss_early is None else cell(f"{fmt_bytes(int(e.rss_early))} → {fmt_bytes(int(e.rss_late))}")
+        out.rows.append((
+            cell(point.value), _statuses(row), cell(fmt_ns(point.median_ns)), _ratio(point.speedup),
+            _ratio(point.efficiency), _ratio(point.karp_flatt), _ratio(e.cpu_cores),
+            MISSING if e.delay_share is None else cell(fmt_pct(e.delay_share)),
+            _rate(e.voluntary_rate), _rate(e.involuntary_rate), _number(e.threads_peak), _number(e.busy_peak),
+            MISSING if e.asleep_share is None else cell(fmt_pct(e.asleep_share)), rss,
+        ))
+    return out
+
+
+def findings_table(diagnosis) -> TableModel:
+    """The ranked findings of one sweep, or the line that says there are none."""
+    columns = (Column("#", True), Column("finding"), Column("the numbers behind it"), Column("where"), Column("rule"))
+    out = TableModel("findings", f"Findings: {diagnosis.title}", columns)
+    for rank, finding in enumerate(diagnosis.findings, 1):
+        out.rows.append((cell(rank), cell(finding.rule.title, "warn"), cell(finding.text), cell(finding.at),
+                         cell(finding.rule.name, "dim", detail=finding.rule.fires_when)))
+    if not diagnosis.findings:
+        out.rows.append((MISSING, cell("no finding", "good"), cell("none of the rules fired"), MISSING, MISSING))
+    return out
+
+
+def rules_table(rules) -> TableModel:
+    """The documented table of `concbench explain`'s rules, in rank order."""
+    out = TableModel("rules", "The rules of `concbench explain`, in rank order",
+                     (Column("rule"), Column("finding"), Column("fires when"), Column("usually means")))
+    for rule in rules:
+        out.rows.append((cell(rule.name), cell(rule.title), cell(rule.fires_when), cell(rule.means)))
+    return out

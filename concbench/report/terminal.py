@@ -35,12 +35,25 @@ def notes_lines(rows: list[SeriesSummary]) -> list[str]:
     return [f"{row.benchmark} {row.label} {row.param} cores={row.cores}: {note}" for row in rows for note in row.notes]
 
 
+def observer_footprint(rows: list[SeriesSummary]) -> str:
+    """What measuring cost, for a reader to judge the numbers: the harness's and the observer's CPU per run."""
+    shares = sorted(((r.harness_cpu_ns or 0) + (r.observer_cpu_ns or 0)) / r.wall_ns for row in rows for r in row.runs
+                    if r.wall_ns and r.observer_cpu_ns is not None and r.harness_cpu_ns is not None)
+    if not shares:
+        return ""
+    return (f"Measuring cost (harness + launcher CPU over each run's wall time): median {shares[len(shares) // 2]:.2%}, "
+            f"at most {shares[-1]:.2%} of one core over {len(shares)} runs")
+
+
 def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary], notes: bool = False) -> None:
     """The summary table; then every note (`notes`), or how many series carry each kind of note."""
     console.print(session_heading(session))
     show(console, summary_table(rows))
     show(console, metrics_table(rows))
     show(console, compute_table(rows))
+    footprint = observer_footprint(rows)
+    if footprint:
+        console.print(footprint, highlight=False, markup=False)
     if notes:
         lines = notes_lines(rows)
         console.print("[bold]Notes[/]" if lines else "no notes")

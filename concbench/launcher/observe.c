@@ -1,0 +1,290 @@
+/*
+ * The observer: per-thread evidence of a running program, read from /proc without root.
+ *
+ * Each sample reads, for the process, /proc/PID/stat (resident size, thread count, CPU) and,
+ * for every thread, /proc/PID/task/TID/stat (its state: R running or runnable, S sleeping,
+ * D blocked in the kernel) and .../schedstat (CPU time and run delay, the time it was
+ * runnable but waiting for a CPU, both in ns). The voluntary and involuntary context switch
+ * counts (.../status) are read every STATUS_EVERY samples: that file is the costly one.
+ *
+ * Why here and not in Python: the observer must not disturb what it observes on a 2-core
+ * machine. Files stay open and are re-read with pread (a /proc seq file regenerates at offset
+ * 0), the directory of threads is scanned only when the thread count says something changed,
+ * samples are written in batches a few times a second, and the interval stretches whenever
+ * one sample costs more than BUDGET of the interval (a program with thousands of threads).
+ *
+ * Lines written to the report: {"samples": [[t_ns, rss_bytes, threads, cpu_ns, running,
+ * sleeping, blocked, busy, run_delay_ns, voluntary, involuntary], ...]} every FLUSH_NS; at
+ * the end {"threads": [[tid, name, cpu_ns, run_delay_ns, voluntary, involuntary], ...],
+ * "untracked": n} and {"observer": {"cpu_ns": ..., "samples": ..., "interval_max_ns": ...}}.
+ * busy counts threads whose CPU time grew since the previous sample; run_delay, voluntary and
+ * involuntary are totals over every thread seen so far, the ones that ended included.
+ */
+#define _GNU_SOURCE
+#include "observe.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STATUS_EVERY 10            /* read the switch counts every 10th sample */
+#define MAX_TRACKED 4096           /* threads followed one by one; beyond that only counted */
+#define BUDGET_PER_MILLE 7         /* the observer may use 0.7 % of one core (the harness the rest of 1 %) */
+#define FLUSH_NS 250000000LL       /* write samples four times a second */
+#define BATCH_MAX 256
+
+enum { T_NS, RSS, THREADS, CPU, RUNNING, SLEEPING, BLOCKED, BUSY, DELAY, VOLUNTARY, INVOLUNTARY, FIELDS };
+
+struct thread {
+    int tid;
+    int fd_stat, fd_sched, fd_status;   /* -1 once the thread has ended */
+    char name[32];
+    char state;
+    long long cpu_ns, delay_ns, voluntary, involuntary;
+};
+
+struct observer {
+    pid_t pid;
+    FILE *report;
+    int64_t start_ns, interval_ns, interval_max_ns, last_flush_ns, next_ns;
+    int fd_proc_stat;
+    struct thread *threads;
+    int count, capacity, alive, untracked;
+    long samples;
+    int64_t batch[BATCH_MAX][FIELDS];
+    int batched;
+    long long page_bytes, tick_ns;
+};
+
+int64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t own_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Re-reads an open /proc file from its start; the length read, or -1 once it is gone. */
+static ssize_t reread(int fd, char *buf, size_t size) {
+    if (fd < 0) return -1;
+    ssize_t n = pread(fd, buf, size - 1, 0);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+static int open_task_file(pid_t pid, int tid, const char *name) {
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)pid, tid, name);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static struct thread *find(struct observer *o, int tid) {
+    for (int i = 0; i < o->count; i++)
+        if (o->threads[i].tid == tid) return &o->threads[i];
+    return NULL;
+}
+
+static void close_thread(struct observer *o, struct thread *t) {
+    if (t->fd_stat < 0) return;
+    close(t->fd_stat);
+    if (t->fd_sched >= 0) close(t->fd_sched);
+    if (t->fd_status >= 0) close(t->fd_status);
+    t->fd_stat = t->fd_sched = t->fd_status = -1;
+    o->alive--;
+}
+
+/* Opens the files of threads not seen before. */
+static void scan_threads(struct observer *o) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)o->pid);
+    DIR *dir = opendir(path);
+    if (!dir) return;
+    struct dirent *entry;
+    int untracked = 0;
+    while ((entry = readdir(dir))) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        int tid = atoi(entry->d_name);
+        if (find(o, tid)) continue;
+        if (o->count >= MAX_TRACKED) { untracked++; continue; }
+        if (o->count == o->capacity) {
+            int capacity = o->capacity ? 2 * o->capacity : 64;
+            struct thread *grown = realloc(o->threads, capacity * sizeof *grown);
+            if (!grown) break;
+            o->threads = grown;
+            o->capacity = capacity;
+        }
+        struct thread *t = &o->threads[o->count];
+        memset(t, 0, sizeof *t);
+        t->tid = tid;
+        t->fd_stat = open_task_file(o->pid, tid, "stat");
+        if (t->fd_stat < 0) continue;        /* it ended already */
+        t->fd_sched = open_task_file(o->pid, tid, "schedstat");
+        t->fd_status = open_task_file(o->pid, tid, "status");
+        t->state = '?';
+        o->count++;
+        o->alive++;
+    }
+    closedir(dir);
+    o->untracked = untracked;
+}
+
+static long long field_after(const char *text, const char *key) {
+    const char *at = strstr(text, key);
+    return at ? atoll(at + strlen(key)) : -1;
+}
+
+/* Reads one thread; 0 if it has ended. */
+static int read_thread(struct thread *t, int with_status) {
+    char buf[4096];
+    if (reread(t->fd_stat, buf, sizeof buf) < 0) return 0;
+    char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
+    if (!open_paren || !close_paren || close_paren[1] == '\0') return 0;
+    size_t length = (size_t)(close_paren - open_paren - 1);
+    if (length >= sizeof t->name) length = sizeof t->name - 1;
+    memcpy(t->name, open_paren + 1, length);
+    t->name[length] = '\0';
+    t->state = close_paren[2];
+    if (t->state == 'Z' || t->state == 'X') return 0;
+    long long cpu, delay;
+    if (reread(t->fd_sched, buf, sizeof buf) > 0 && sscanf(buf, "%lld %lld", &cpu, &delay) == 2) {
+        t->cpu_ns = cpu;
+        t->delay_ns = delay;
+    }
+    if (with_status && reread(t->fd_status, buf, sizeof buf) > 0) {
+        long long voluntary = field_after(buf, "\nvoluntary_ctxt_switches:");
+        long long involuntary = field_after(buf, "\nnonvoluntary_ctxt_switches:");
+        if (voluntary >= 0) t->voluntary = voluntary;
+        if (involuntary >= 0) t->involuntary = involuntary;
+    }
+    return 1;
+}
+
+static void write_json_string(FILE *out, const char *text) {
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c >= 0x7f) fprintf(out, "\\u%04x", *c);
+        else fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void flush_samples(struct observer *o) {
+    if (o->batched == 0) return;
+    fputs("{\"samples\": [", o->report);
+    for (int i = 0; i < o->batched; i++) {
+        fputs(i ? ", [" : "[", o->report);
+        for (int f = 0; f < FIELDS; f++) fprintf(o->report, f ? ", %lld" : "%lld", (long long)o->batch[i][f]);
+        fputc(']', o->report);
+    }
+    fputs("]}\n", o->report);
+    fflush(o->report);
+    o->batched = 0;
+}
+
+struct observer *observer_start(pid_t pid, FILE *report, int64_t start_ns, int64_t interval_ns) {
+    struct observer *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->pid = pid;
+    o->report = report;
+    o->start_ns = o->last_flush_ns = start_ns;
+    o->interval_ns = o->interval_max_ns = interval_ns;
+    o->next_ns = start_ns;
+    o->page_bytes = sysconf(_SC_PAGESIZE);
+    o->tick_ns = 1000000000LL / sysconf(_SC_CLK_TCK);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    o->fd_proc_stat = open(path, O_RDONLY | O_CLOEXEC);
+    return o;
+}
+
+int64_t observer_sample(struct observer *o) {
+    int64_t cost_start = own_cpu_ns();
+    int64_t now = monotonic_ns();
+    char buf[4096];
+    if (reread(o->fd_proc_stat, buf, sizeof buf) > 0) {
+        char *close_paren = strrchr(buf, ')');
+        long long utime = 0, stime = 0, threads = 0, rss = 0;
+        /* Fields after the name: 3 state ... 14 utime 15 stime ... 20 num_threads ... 24 rss. */
+        int n = close_paren ? sscanf(close_paren + 2,
+                                     "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %lld %lld %*s %*s %*s %*s %lld %*s %*s %*s %lld",
+                                     &utime, &stime, &threads, &rss) : 0;
+        if (n == 4 && threads > 0) {
+            if (o->samples == 0 || o->alive + o->untracked != threads) scan_threads(o);
+            int with_status = o->samples % STATUS_EVERY == 0;
+            long long running = 0, sleeping = 0, blocked = 0, busy = 0;
+            long long delay = 0, voluntary = 0, involuntary = 0;
+            for (int i = 0; i < o->count; i++) {
+                struct thread *t = &o->threads[i];
+                if (t->fd_stat >= 0) {
+                    long long before = t->cpu_ns;
+                    if (read_thread(t, with_status)) {
+                        running += t->state == 'R';
+                        sleeping += t->state == 'S';
+                        blocked += t->state == 'D';
+                        busy += o->samples > 0 && t->cpu_ns > before;
+                    } else {
+                        close_thread(o, t);
+                    }
+                }
+                delay += t->delay_ns;
+                voluntary += t->voluntary;
+                involuntary += t->involuntary;
+            }
+            int64_t *s = o->batch[o->batched++];
+            s[T_NS] = now - o->start_ns;
+            s[RSS] = rss * o->page_bytes;
+            s[THREADS] = threads;
+            s[CPU] = (utime + stime) * o->tick_ns;
+            s[RUNNING] = running;
+            s[SLEEPING] = sleeping;
+            s[BLOCKED] = blocked;
+            s[BUSY] = busy;
+            s[DELAY] = delay;
+            s[VOLUNTARY] = voluntary;
+            s[INVOLUNTARY] = involuntary;
+            o->samples++;
+        }
+    }
+    if (o->batched == BATCH_MAX || now - o->last_flush_ns >= FLUSH_NS) {
+        flush_samples(o);
+        o->last_flush_ns = now;
+    }
+    /* Stay within budget: the interval is at least the cost of a sample over the budget. */
+    int64_t cost = own_cpu_ns() - cost_start;
+    int64_t needed = cost * 1000 / BUDGET_PER_MILLE;
+    int64_t interval = needed > o->interval_ns ? needed : o->interval_ns;
+    if (interval > o->interval_max_ns) o->interval_max_ns = interval;
+    o->next_ns += interval;
+    if (o->next_ns < now) o->next_ns = now + interval;   /* late: do not catch up in a burst */
+    return o->next_ns;
+}
+
+void observer_finish(struct observer *o) {
+    if (!o) return;
+    flush_samples(o);
+    fputs("{\"threads\": [", o->report);
+    for (int i = 0; i < o->count; i++) {
+        struct thread *t = &o->threads[i];
+        close_thread(o, t);
+        fprintf(o->report, i ? ", [%d, " : "[%d, ", t->tid);
+        write_json_string(o->report, t->name);
+        fprintf(o->report, ", %lld, %lld, %lld, %lld]", t->cpu_ns, t->delay_ns, t->voluntary, t->involuntary);
+    }
+    fprintf(o->report, "], \"untracked\": %d}\n", o->untracked);
+    if (o->fd_proc_stat >= 0) close(o->fd_proc_stat);
+    fprintf(o->report, "{\"observer\": {\"cpu_ns\": %lld, \"samples\": %ld, \"interval_max_ns\": %lld}}\n",
+            (long long)own_cpu_ns(), o->samples, (long long)o->interval_max_ns);
+    fflush(o->report);
+    free(o->threads);
+    free(o);
+}

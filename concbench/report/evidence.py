@@ -1,0 +1,103 @@
+"""What one series did, beyond its time: the figures a performance engineer reads off /proc.
+
+Per run they come from the process's rusage (CPU, context switches) and the launcher's
+per-thread samples (thread states, run delay, resident size over time); a series takes the
+median over its runs. Timed-out runs count: a stall is evidence too. A figure is None where
+the run was not observed (an old session, or no launcher)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..records import RunRecord, RunStatus
+
+EARLY_SHARE = 0.1    # resident size "early" is read after the first tenth of the run (start-up done)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    cores: int
+    wall_ns: float | None
+    cpu_cores: float | None          # (user + sys) / wall: how many cores the process kept busy
+    delay_share: float | None        # run delay / (wall × cores): time threads waited for a CPU
+    voluntary_rate: float | None     # voluntary context switches per second per core
+    involuntary_rate: float | None   # involuntary (preempted) switches per second per core
+    threads_peak: int | None
+    busy_peak: int | None            # most threads that used CPU within one sample interval
+    asleep_share: float | None       # share of samples with no thread running or runnable
+    rss_early: int | None            # resident bytes after start-up, and at the end
+    rss_late: int | None
+    stalled_runs: int
+    runs: int
+
+    @property
+    def pool_width(self) -> float | None:
+        return None if self.threads_peak is None else self.threads_peak / self.cores
+
+    @property
+    def rss_growth(self) -> float | None:
+        if not self.rss_early or self.rss_late is None:
+            return None
+        return self.rss_late / self.rss_early
+
+
+def _median(values) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(np.median(present)) if present else None
+
+
+def _per_second_per_core(count: int | None, run: RunRecord) -> float | None:
+    if count is None or not run.wall_ns:
+        return None
+    return count / (run.wall_ns / 1e9) / run.cores
+
+
+def _delay_share(run: RunRecord) -> float | None:
+    if run.run_delay_ns is None or not run.wall_ns:
+        return None
+    return run.run_delay_ns / (run.wall_ns * run.cores)
+
+
+def _asleep_share(run: RunRecord) -> float | None:
+    states = [s.running for s in run.samples if s.running is not None]
+    return sum(1 for r in states if r == 0) / len(states) if states else None
+
+
+def _busy_peak(run: RunRecord) -> int | None:
+    return max((s.busy for s in run.samples if s.busy is not None), default=None)
+
+
+def _rss(run: RunRecord) -> tuple[int | None, int | None]:
+    sizes = [s.rss_bytes for s in run.samples if s.rss_bytes > 0]   # 0: read before the program was mapped
+    if len(sizes) < 4:
+        return None, None
+    return sizes[int(len(sizes) * EARLY_SHARE)], sizes[-1]
+
+
+def _observed(runs: list[RunRecord]) -> list[RunRecord]:
+    """Runs that ended on their own or at a deadline; a crash or a protocol break says nothing of scaling."""
+    return [r for r in runs if r.status in (RunStatus.OK, RunStatus.TIMEOUT)]
+
+
+def of_runs(runs: list[RunRecord]) -> Evidence:
+    observed = _observed(runs)
+    rss = [_rss(r) for r in observed]
+    threads = [r.threads_max for r in observed if r.threads_max is not None]
+    busy = [b for r in observed if (b := _busy_peak(r)) is not None]
+    return Evidence(
+        cores=runs[0].cores,
+        wall_ns=_median(r.wall_ns for r in observed),
+        cpu_cores=_median(r.cpu_utilisation for r in observed),
+        delay_share=_median(_delay_share(r) for r in observed),
+        voluntary_rate=_median(_per_second_per_core(r.voluntary_switches, r) for r in observed),
+        involuntary_rate=_median(_per_second_per_core(r.involuntary_switches, r) for r in observed),
+        threads_peak=max(threads) if threads else None,
+        busy_peak=max(busy) if busy else None,
+        asleep_share=_median(_asleep_share(r) for r in observed),
+        rss_early=_median(early for early, _ in rss),
+        rss_late=_median(late for _, late in rss),
+        stalled_runs=sum(1 for r in observed if r.stall),
+        runs=len(observed),
+    )
