@@ -4,7 +4,8 @@ Series are grouped into sweeps along one dimension: the cores when they vary, el
 that varies (countdown's window), else the parameter (growth). Each point carries its time, its
 speedup and efficiency against the sweep's first point, the Karp–Flatt serial fraction and the
 evidence of report/evidence.py; then every rule of RULES is tried, and the ones that fire are
-the findings, ranked by the table's order and, within a rule, by how far past its threshold.
+the findings: first those that hold at the sweep's widest point, each group in the table's order
+and, within a rule, by how far past its threshold.
 
 RULES is the one table of rules and thresholds; `concbench explain --rules` prints it."""
 
@@ -71,6 +72,7 @@ class Finding:
     text: str          # the numbers behind it
     strength: float    # how far past the threshold: ranks findings of one rule
     at: str = ""       # the point(s) where it fired
+    at_widest: bool = True   # it holds at the sweep's widest point (else it ranks after those that do)
 
     def __str__(self) -> str:
         where = f" (at {self.at})" if self.at else ""
@@ -90,6 +92,7 @@ class Rule:
     means: str          # what it usually means
     point: PointCheck | None = None
     sweep: SweepCheck | None = None
+    unless: tuple[str, ...] = ()   # rules whose finding already says more: this one is then left out
 
 
 def _pct(x: float) -> str:
@@ -249,9 +252,10 @@ RULES: tuple[Rule, ...] = (
          f"{growth.SUPERLINEAR_LOCAL_EXPONENT} between the two largest sizes, or a larger size timed out",
          "the cost per item grows with the number of items (quadratic bookkeeping)", sweep=_superlinear),
     Rule("waiting", "waiting",
-         f"no thread running in ≥ {WAITING_ASLEEP:.0%} of samples and CPU under {WAITING_CPU_SHARE:.0%} of the cores",
+         f"no thread running in ≥ {WAITING_ASLEEP:.0%} of samples and CPU under {WAITING_CPU_SHARE:.0%} of the "
+         "cores, unless stalled or blocked pool fired",
          "the program mostly waits (timers, I/O, other processes): its time is not computing time",
-         point=_waiting),
+         point=_waiting, unless=("stall", "blocked-pool")),
 )
 RANK = {rule.name: i for i, rule in enumerate(RULES)}
 
@@ -269,7 +273,7 @@ def _parallelism(dimension: str, value: str, cores: int) -> float | None:
 
 def _points(dimension: str, members: list[tuple[str, SeriesSummary]], scaling: bool = True) -> tuple[Point, ...]:
     """The points of a sweep; with scaling, each one's speedup and efficiency against the first."""
-    if not scaling:
+    if not scaling or len(members) < 2:
         return tuple(Point(value, row, of_runs(list(row.runs))) for value, row in members)
     first_value, first = members[0]
     base = first.stats.median if first.stats is not None else None
@@ -318,13 +322,16 @@ def _judge(d: Diagnosis) -> Diagnosis:
         if rule.point is not None and d.point_rules:
             fired = [(p, result) for p in d.points if (result := rule.point(p)) is not None]
             if fired:
-                point, (strength, text) = max(fired, key=lambda f: f[1][0])
+                # The widest point where it fired speaks for the sweep: scaling is judged out there.
+                point, (strength, text) = fired[-1]
                 at = ", ".join(f"{d.dimension}={p.value}" for p, _ in fired) if d.dimension else ""
-                found.append(Finding(rule, text, strength, at))
+                found.append(Finding(rule, text, strength, at, point is d.points[-1]))
         if rule.sweep is not None and (result := rule.sweep(d)) is not None:
             strength, text, at = result
-            found.append(Finding(rule, text, strength, at))
-    found.sort(key=lambda f: (RANK[f.rule.name], -f.strength))
+            found.append(Finding(rule, text, strength, at, True))
+    fired = {f.rule.name for f in found}
+    found = [f for f in found if not fired.intersection(f.rule.unless)]
+    found.sort(key=lambda f: (not f.at_widest, RANK[f.rule.name], -f.strength))
     return Diagnosis(d.title, d.dimension, d.points, d.fit, d.point_rules, tuple(found))
 
 

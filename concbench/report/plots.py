@@ -436,12 +436,13 @@ def diagnosis_plot(key: str, title: str, colour: str, xlabel: str, xs: Sequence[
             ax_s.set_ylabel("speedup")
             ax_s.set_xticks(list(xs))
             ax_s.set_xticklabels([f"{x:g}" for x in xs])
-            ax_s.set_ylim(bottom=0)
         else:
             ax_s.set_xscale("log")
             ax_s.set_yscale("log")
             ax_s.set_ylabel("median time (s)")
         ax_s.plot(xs, ys, "-", marker="o", color=colour, label=title, gid="sweep")
+        if speedup:
+            ax_s.set_ylim(bottom=0)   # after the data, so that the top still fits them
         ax_s.set_xlabel(xlabel)
         ax_s.set_title(title, loc="left")
         if timeline is not None and timeline.t_ns:

@@ -248,8 +248,8 @@ def grid_table(grid) -> TableModel:
                       [tuple(cell(v) for v in row) for row in grid.rows], note=grid.note)
 
 
-EXPLAIN_NOTE = ("Findings are ranked by the rules' order (`concbench explain --rules`), then by how far past its "
-                "threshold. Speedup and efficiency against the first point; K–F e: the Karp–Flatt serial fraction; CPU: cores "
+EXPLAIN_NOTE = ("Findings that hold at the sweep's widest point come first, then the rules' order (`concbench "
+                "explain --rules`), then how far past the threshold. Speedup and efficiency against the first point; K–F e: the Karp–Flatt serial fraction; CPU: cores "
                 "kept busy; delay: run delay (runnable, waiting for a CPU) per core, share of wall; switches per "
                 "second per core; busy: most threads that ran within one sample; asleep: samples with no thread "
                 "running; RSS: after start-up → at the end. Medians over the runs that finished or timed out.")
