@@ -218,24 +218,24 @@ class _Run:
             self.buffers[fd] = bytearray()
         t0 = time.monotonic_ns()
         last_progress = t0
-        next_sample = t0
+        wake_at = t0
         try:
             while selector.get_map():
                 now = time.monotonic_ns()
-                if self.launcher is None and now >= next_sample and self.child_pid is not None:
+                if self.launcher is not None:       # it samples: sleep until a line or a deadline
+                    wake_at = now + self._until_deadline_ns(now, t0, last_progress)
+                elif now >= wake_at and self.child_pid is not None:
                     sample = read_proc_sample(self.child_pid, now - t0)
                     if sample is not None:
                         record.samples.append(sample)
-                    next_sample = now + int(SAMPLE_INTERVAL_S * 1e9)
-                elif self.launcher is not None:
-                    next_sample = now + self._until_deadline_ns(now, t0, last_progress)
+                    wake_at = now + int(SAMPLE_INTERVAL_S * 1e9)
                 if spec.timeout_s is not None and now - t0 > spec.timeout_s * 1e9:
                     self._time_out(proc, "run")
                     break
                 if spec.line_deadline_s is not None and now - last_progress > spec.line_deadline_s * 1e9:
                     self._time_out(proc, "deadline")
                     break
-                wait_s = max(0.0, (next_sample - time.monotonic_ns()) / 1e9)
+                wait_s = max(0.0, (wake_at - time.monotonic_ns()) / 1e9)
                 for key, _ in selector.select(timeout=wait_s):
                     fd = key.fd
                     chunk = os.read(fd, 65536)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -101,15 +102,18 @@ CREATE INDEX IF NOT EXISTS samples_by_run ON samples(run_id);
 CREATE INDEX IF NOT EXISTS threads_by_run ON threads(run_id);
 """
 
-# Schema 1 → 2 keeps every stored run: the observer's columns are added, empty for old runs.
+# The record types name their columns, in the order rows are read back into them.
+_SAMPLE_COLUMNS = tuple(f.name for f in fields(SampleRecord))
+_THREAD_COLUMNS = tuple(f.name for f in fields(ThreadRecord))
+
+# Schema 1 → 2 keeps every stored run: the observer's columns are added, empty for old runs. (What schema 2
+# added, written out: a migration stays as it was when later schemas add more.)
 MIGRATIONS = {
-    1: ["ALTER TABLE runs ADD COLUMN run_delay_ns INTEGER", "ALTER TABLE runs ADD COLUMN observer_cpu_ns INTEGER",
-        "ALTER TABLE runs ADD COLUMN harness_cpu_ns INTEGER", "ALTER TABLE runs ADD COLUMN threads_untracked INTEGER",
+    1: [*(f"ALTER TABLE runs ADD COLUMN {c} INTEGER"
+          for c in ("run_delay_ns", "observer_cpu_ns", "harness_cpu_ns", "threads_untracked")),
         *(f"ALTER TABLE samples ADD COLUMN {c} INTEGER"
           for c in ("running", "sleeping", "blocked", "busy", "run_delay_ns", "voluntary", "involuntary"))],
 }
-_SAMPLE_COLUMNS = ("t_ns", "rss_bytes", "threads", "cpu_ns", "running", "sleeping", "blocked", "busy",
-                   "run_delay_ns", "voluntary", "involuntary")
 
 _RUN_COLUMNS = (
     "benchmark", "variant", "param", "cores", "run_index", "status", "reason", "stall", "message",
@@ -199,8 +203,8 @@ class Store:
                 [(run_id, *(getattr(s, c) for c in _SAMPLE_COLUMNS)) for s in run.samples],
             )
             self.db.executemany(
-                "INSERT INTO threads VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, t.tid, t.name, t.cpu_ns, t.run_delay_ns, t.voluntary, t.involuntary) for t in run.threads],
+                f"INSERT INTO threads (run_id, {', '.join(_THREAD_COLUMNS)}) VALUES (?{', ?' * len(_THREAD_COLUMNS)})",
+                [(run_id, *(getattr(t, c) for c in _THREAD_COLUMNS)) for t in run.threads],
             )
             self.db.executemany(
                 "INSERT INTO metrics VALUES (?, ?, ?)", [(run_id, k, v) for k, v in run.metrics.items()]
@@ -285,7 +289,6 @@ class Store:
         return [
             ThreadRecord(*row)
             for row in self.db.execute(
-                "SELECT tid, name, cpu_ns, run_delay_ns, voluntary, involuntary FROM threads WHERE run_id = ?"
-                " ORDER BY rowid", (run_id,)
+                f"SELECT {', '.join(_THREAD_COLUMNS)} FROM threads WHERE run_id = ? ORDER BY rowid", (run_id,)
             )
         ]

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..catalog import value_order
-from ..records import RunStatus
 from . import growth
 from .evidence import Evidence, of_runs
+from .scaling import value_of
 from .summary import SeriesSummary
 from .units import fmt_bytes
 
@@ -304,10 +304,6 @@ def _dimension(rows: list[SeriesSummary]) -> str:
     return next((k for k in keys if len(_option_values(rows, k)) > 1), "")
 
 
-def _value(row: SeriesSummary, dimension: str) -> str:
-    return str(row.cores) if dimension == "cores" else row.runs[0].options.get(dimension, "")
-
-
 def _others(row: SeriesSummary, dimension: str) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(row.runs[0].options.items()) if k not in (dimension, "shape"))
 
@@ -351,7 +347,7 @@ def diagnose(rows: list[SeriesSummary], param_name: Callable[[str], str] = lambd
             if id(row) in covered:
                 continue
             fixed_cores = None if dimension == "cores" else row.cores
-            sweeps[(_others(row, dimension), row.param, fixed_cores)].append((_value(row, dimension), row))
+            sweeps[(_others(row, dimension), row.param, fixed_cores)].append((value_of(row, dimension) or "", row))
         for (others, param, cores), sweep in sorted(sweeps.items(), key=lambda s: (s[0][0], value_order(s[0][1]))):
             sweep.sort(key=lambda m: value_order(m[0]))
             what = " ".join(x for x in (param, others, f"cores={cores}" if cores is not None and dimension else "") if x)
@@ -362,23 +358,15 @@ def diagnose(rows: list[SeriesSummary], param_name: Callable[[str], str] = lambd
 
 
 def _growth(benchmark: str, label: str, members: list[SeriesSummary], swept: bool, name: str) -> list[Diagnosis]:
-    """Time over the parameter, per cores and options, where at least two sizes are numbers."""
-    groups: dict[tuple, list[SeriesSummary]] = defaultdict(list)
-    for row in members:
-        if row.param.isdigit():
-            groups[(row.options, row.cores, row.shape)].append(row)
+    """Time over the parameter, per cores and options, where at least two sizes are numbers (report/growth.py)."""
     out = []
-    for (options, cores, _), rows in sorted(groups.items()):
-        if len({r.param for r in rows}) < 2:
+    for series in sorted(growth.growth_series(members, {benchmark}), key=lambda g: (g.options, g.cores)):
+        if len(series.rows) < 2:
             continue
-        rows.sort(key=lambda r: int(r.param))
-        finished = [growth.GrowthPoint(int(r.param), r.stats.median) for r in rows
-                    if r.stats is not None and not math.isnan(r.stats.median) and r.stats.median > 0]
-        timed_out = any(r.statuses.get(str(RunStatus.TIMEOUT)) for r in rows)
-        what = " ".join(x for x in (options, f"cores={cores}") if x)
+        what = " ".join(x for x in (series.options, f"cores={series.cores}") if x)
         d = Diagnosis(_title(benchmark, label, what, name), name,
-                      _points(name, [(r.param, r) for r in rows], scaling=False),
-                      growth.fit(finished, timed_out), point_rules=not swept)
+                      _points(name, [(r.param, r) for r in series.rows], scaling=False), series.fit,
+                      point_rules=not swept)
         out.append(_judge(d))
     return out
 

@@ -62,6 +62,7 @@ class GrowthSeries:
     cores: int
     points: tuple[GrowthPoint, ...]
     fit: GrowthFit
+    rows: tuple[SeriesSummary, ...] = ()   # the series at each numeric size, smallest first (finished or not)
 
 
 def growth_series(rows: list[SeriesSummary], benchmarks: set[str]) -> list[GrowthSeries]:
@@ -75,6 +76,7 @@ def growth_series(rows: list[SeriesSummary], benchmarks: set[str]) -> list[Growt
         points = [GrowthPoint(int(r.param), r.stats.median) for r in members
                   if r.stats is not None and r.param.isdigit() and r.stats.median > 0 and not math.isnan(r.stats.median)]
         timed_out = any(r.statuses.get("timeout") for r in members)
+        sized = tuple(sorted((r for r in members if r.param.isdigit()), key=lambda r: int(r.param)))
         result.append(GrowthSeries(benchmark, label, options, cores, tuple(sorted(points, key=lambda p: p.n)),
-                                   fit(points, timed_out)))
+                                   fit(points, timed_out), sized))
     return result

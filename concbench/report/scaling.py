@@ -35,7 +35,8 @@ class ScalingTable:
 
 
 
-def _value_of(row: SeriesSummary, dimension: str) -> str | None:
+def value_of(row: SeriesSummary, dimension: str) -> str | None:
+    """A series' value along a swept dimension: its cores, or one option's value (None where unset)."""
     if dimension == "cores":
         return str(row.cores)
     return row.runs[0].options.get(dimension)
@@ -65,7 +66,7 @@ def _row(value: str, first: SeriesSummary, row: SeriesSummary, dimension: str, s
     factor = None if not ratio else 1 / ratio
     efficiency = None
     if dimension == "cores" and factor is not None:
-        efficiency = factor / (int(value) / int(_value_of(first, dimension)))
+        efficiency = factor / (int(value) / int(value_of(first, dimension)))
     vs_seq = sequential / row.stats.median if sequential and row.stats else None
     return ScalingRow(value, row, None if ratio is None else 100 * ratio, t_ci, factor, factor_ci, efficiency, vs_seq)
 
@@ -73,7 +74,7 @@ def _row(value: str, first: SeriesSummary, row: SeriesSummary, dimension: str, s
 def scaling_tables(rows: list[SeriesSummary], dimension: str, against_sequential: bool = False) -> list[ScalingTable]:
     groups: dict[tuple, list[tuple[str, SeriesSummary]]] = defaultdict(list)
     for row in rows:
-        value = _value_of(row, dimension)
+        value = value_of(row, dimension)
         if value is None:
             continue
         rest = tuple(sorted((k, v) for k, v in row.runs[0].options.items() if k not in (dimension, "shape")))

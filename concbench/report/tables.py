@@ -255,14 +255,6 @@ EXPLAIN_NOTE = ("Findings that hold at the sweep's widest point come first, then
                 "running; RSS: after start-up → at the end. Medians over the runs that finished or timed out.")
 
 
-def _ratio(value: float | None, digits: int = 2) -> Cell:
-    return MISSING if value is None else cell(f"{value:.{digits}f}")
-
-
-def _rate(value: float | None) -> Cell:
-    return MISSING if value is None else cell(f"{value:,.0f}")
-
-
 def explain_table(diagnosis) -> TableModel:
     """One sweep of `concbench explain`: per point, its time, its scaling and the evidence behind the findings."""
     columns = (Column(diagnosis.dimension or "point", True), Column("runs"), Column("median", True),
@@ -274,10 +266,11 @@ def explain_table(diagnosis) -> TableModel:
         e, row = point.evidence, point.series
         rss = MISSING if e.rss_early is None else cell(f"{fmt_bytes(int(e.rss_early))} → {fmt_bytes(int(e.rss_late))}")
         out.rows.append((
-            cell(point.value), _statuses(row), cell(fmt_ns(point.median_ns)), _ratio(point.speedup),
-            _ratio(point.efficiency), _ratio(point.karp_flatt), _ratio(e.cpu_cores),
+            cell(point.value), _statuses(row), cell(fmt_ns(point.median_ns)), _number(point.speedup, "{:.2f}"),
+            _number(point.efficiency, "{:.2f}"), _number(point.karp_flatt, "{:.2f}"), _number(e.cpu_cores, "{:.2f}"),
             MISSING if e.delay_share is None else cell(fmt_pct(e.delay_share)),
-            _rate(e.voluntary_rate), _rate(e.involuntary_rate), _number(e.threads_peak), _number(e.busy_peak),
+            _number(e.voluntary_rate, "{:,.0f}"), _number(e.involuntary_rate, "{:,.0f}"), _number(e.threads_peak),
+            _number(e.busy_peak),
             MISSING if e.asleep_share is None else cell(fmt_pct(e.asleep_share)), rss,
         ))
     return out
