@@ -9,7 +9,8 @@ import Separate
 /// both games, as the spec's result has them.
 extension Chameneos {
     public static nonisolated(nonsending) func qs(_ runtime: Runtime, _ config: Config) async -> Sample {
-        await run(config) { game in await playSeparate(runtime, game) }
+        // Main is a client too: it runs on the runtime's threads.
+        await runtime.run { await run(config) { game in await playSeparate(runtime, game) } }
     }
 
     static nonisolated(nonsending) func playSeparate(_ runtime: Runtime, _ game: Game) async -> Outcome {
@@ -17,9 +18,9 @@ extension Chameneos {
         let broker = Handler(Broker(game, signal: signal), runtime: runtime)
         let creatures = (0..<game.creatures).map { Handler(Creature(id: $0, broker: broker), runtime: runtime) }
         let main = Client(runtime)
-        await main.separate(broker) { b in b.call { $0.creatures = creatures } }
+        await main.separate(broker) { b in await b.call { $0.creatures = creatures } }
         for creature in creatures {
-            await main.separate(creature) { c in c.call { creature, client in await creature.ask(client) } }
+            await main.separate(creature) { c in await c.call { creature, client in await creature.ask(client) } }
         }
         let reports = await main.separate(signal, until: { $0.reports.count == game.creatures }) { s in
             await s.query { $0.reports }
@@ -44,7 +45,7 @@ extension Chameneos {
         /// `separate broker do broker.request (id, colour) end`
         nonisolated(nonsending) func ask(_ client: Client) async {
             let (id, colour) = (id, colour)
-            await client.separate(broker) { b in b.call { broker, client in await broker.request(id, colour, client) } }
+            await client.separate(broker) { b in await b.call { broker, client in await broker.request(id, colour, client) } }
         }
 
         nonisolated(nonsending) func meet(with partner: Int, colour: Colour, _ client: Client) async {
@@ -56,7 +57,7 @@ extension Chameneos {
 
         nonisolated(nonsending) func stop(_ client: Client, signal: Handler<Signal>) async {
             let report = Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
-            await client.separate(signal) { s in s.call { $0.reports.append(report) } }
+            await client.separate(signal) { s in await s.call { $0.reports.append(report) } }
         }
     }
 
@@ -79,13 +80,13 @@ extension Chameneos {
                 case .stop(let creature):
                     let signal = signal
                     await client.separate(creature) { c in
-                        c.call { creature, client in await creature.stop(client, signal: signal) }
+                        await c.call { creature, client in await creature.stop(client, signal: signal) }
                     }
                 case .meet(let r, let partner, let c):
                     let (id, mateId) = (r.id, partner.id)
                     await client.separate(r.creature, partner.creature) { a, b in
-                        a.call { creature, client in await creature.meet(with: mateId, colour: c, client) }
-                        b.call { creature, client in await creature.meet(with: id, colour: c, client) }
+                        await a.call { creature, client in await creature.meet(with: mateId, colour: c, client) }
+                        await b.call { creature, client in await creature.meet(with: id, colour: c, client) }
                     }
                 }
             }

@@ -2,7 +2,8 @@ import Separate
 import Synchronization
 
 /// The coordination benchmarks as the specs' SCOOP/Qs programs, on the Separate runtime: the shared
-/// object lives on its own handler, every worker is a client task on the runtime's threads.
+/// object lives on its own handler, every worker is a client task on the runtime's threads, and so
+/// is main (`runtime.run`).
 extension Coordination {
     final class Count { var value = 0 }
 
@@ -12,28 +13,28 @@ extension Coordination {
     /// mutex/qs: each worker logs `separate data do data.incr end` m times and never waits; main
     /// joins the workers, then queries from its own block, queued behind every worker's.
     public static nonisolated(nonsending) func mutexQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
-        await Sample.timing({
+        await runtime.run { await Sample.timing({
             let data = Handler(Count(), runtime: runtime)
             await runtime.clients(n) { _, client in
                 for _ in 0..<m {
-                    await client.separate(data) { d in d.call { $0.value += 1 } }
+                    await client.separate(data) { d in await d.call { $0.value += 1 } }
                 }
             }
             return await Client(runtime).separate(data) { d in await d.query { $0.value } }
-        }, format: mutexResult)
+        }, format: mutexResult) }
     }
 
     /// prodcons/qs: producers log pushes; a consumer's block waits on `stack.count > 0`, then takes
     /// the top with a query and pops with a call, one atomic step under the block guarantee.
     public static nonisolated(nonsending) func prodconsQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
-        await Sample.timing({
+        await runtime.run { await Sample.timing({
             let stack = Handler(Stack(), runtime: runtime)
             let totals = Totals()
             await runtime.clients(2 * n) { index, client in
                 if index < n {
                     for k in 0..<m {
                         let value = item(producer: index, index: k, m: m)
-                        await client.separate(stack) { s in s.call { $0.items.append(value) } }
+                        await client.separate(stack) { s in await s.call { $0.items.append(value) } }
                     }
                 } else {
                     var count = 0
@@ -41,7 +42,7 @@ extension Coordination {
                     for _ in 0..<m {
                         let value = await client.separate(stack, until: { !$0.items.isEmpty }) { s in
                             let top = await s.query { $0.items.last! }
-                            s.call { $0.items.removeLast() }
+                            await s.call { $0.items.removeLast() }
                             return top
                         }
                         sum &+= UInt64(value)
@@ -51,22 +52,22 @@ extension Coordination {
                 }
             }
             return totals.value
-        }, format: { prodconsResult(consumed: $0.count, sum: $0.sum) })
+        }, format: { prodconsResult(consumed: $0.count, sum: $0.sum) }) }
     }
 
     /// condition/qs: 2n workers each run m blocks `separate data require data.value \\ 2 = f do
     /// data.incr end`; a false condition gives the reservation back until data changes.
     public static nonisolated(nonsending) func conditionQS(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
-        await Sample.timing({
+        await runtime.run { await Sample.timing({
             let data = Handler(Count(), runtime: runtime)
             await runtime.clients(2 * n) { index, client in
                 let parity = index % 2
                 for _ in 0..<m {
-                    await client.separate(data, until: { $0.value % 2 == parity }) { d in d.call { $0.value += 1 } }
+                    await client.separate(data, until: { $0.value % 2 == parity }) { d in await d.call { $0.value += 1 } }
                 }
             }
             return await Client(runtime).separate(data) { d in await d.query { $0.value } }
-        }, format: conditionResult)
+        }, format: conditionResult) }
     }
 }
 

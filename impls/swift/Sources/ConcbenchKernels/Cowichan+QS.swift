@@ -12,7 +12,15 @@ extension Cowichan {
     public static nonisolated(nonsending) func qs(
         _ runtime: Runtime, _ input: Prepared
     ) async throws(Failure) -> Sample {
-        try await run(QSStages(runtime: runtime, workers: input.config.workers), input)
+        // Main is a client too: it runs on the runtime's threads.
+        let outcome = await runtime.run { () async -> Result<Sample, Failure> in
+            do throws(Failure) {
+                return .success(try await run(QSStages(runtime: runtime, workers: input.config.workers), input))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
     }
 }
 
@@ -88,7 +96,7 @@ struct Crew {
     /// Logs a call on worker w.
     mutating nonisolated(nonsending) func log(_ w: Int, _ command: @escaping @Sendable (QSWorker) -> Void) async {
         logged[w] += 1
-        await main.separate(workers[w]) { $0.call { worker in
+        await main.separate(workers[w]) { await $0.call { worker in
             command(worker)
             worker.finished += 1
         } }
@@ -99,7 +107,7 @@ struct Crew {
         _ w: Int, _ command: nonisolated(nonsending) @escaping @Sendable (QSWorker, Client) async -> Void
     ) async {
         logged[w] += 1
-        await main.separate(workers[w]) { $0.call { worker, client in
+        await main.separate(workers[w]) { await $0.call { worker, client in
             await command(worker, client)
             worker.finished += 1
         } }
@@ -355,12 +363,12 @@ struct Reductions {
         await client.separate(histogram) { h in
             for bin in 0...local.maximum where local.counts[bin] > 0 {
                 let sum = await h.query { $0.value[bin] } + local.counts[bin]
-                h.call { $0.value[bin] = sum }
+                await h.call { $0.value[bin] = sum }
             }
         }
         await client.separate(maximum) { top in
             let seen = await top.query { $0.value }
-            if local.maximum > seen { top.call { [local] in $0.value = local.maximum } }
+            if local.maximum > seen { await top.call { [local] in $0.value = local.maximum } }
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Separate
 
 /// philosophers (docs/benchmarks/philosophers.md): n philosophers round n forks each eat m times
@@ -35,6 +36,10 @@ public enum Philosophers {
     /// qs: one block reserving both forks (resMany); the queries make the philosopher wait until
     /// both handlers serve its block, from then until the block ends it holds both forks.
     public static nonisolated(nonsending) func qs(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
+        await runtime.run { await qsOnRuntime(runtime, n: n, m: m) }   // main is a client too
+    }
+
+    static nonisolated(nonsending) func qsOnRuntime(_ runtime: Runtime, n: Int, m: Int) async -> Sample {
         let t0 = monotonicNanos()
         let forks = (0..<n).map { _ in Handler(Fork(), runtime: runtime) }
         let meals = MealBook(n)
@@ -43,13 +48,13 @@ public enum Philosophers {
             var eaten = 0
             for _ in 0..<m {
                 await client.separate(left, right) { l, r in
-                    l.call { $0.take(i) }
-                    r.call { $0.take(i) }
+                    await l.call { $0.take(i) }
+                    await r.call { $0.take(i) }
                     _ = await l.query { $0.holder }
                     _ = await r.query { $0.holder }
                     eaten += 1
-                    l.call { $0.handBack(i) }
-                    r.call { $0.handBack(i) }
+                    await l.call { $0.handBack(i) }
+                    await r.call { $0.handBack(i) }
                 }
             }
             meals.record(i, eaten)
@@ -68,9 +73,11 @@ public enum Philosophers {
 
 /// Each philosopher's own count, recorded once when it has finished.
 final class MealBook: @unchecked Sendable {
-    // Slot i is written by philosopher i only, and read after every philosopher has been joined.
+    // Slot i is written by philosopher i only, once; the array is one variable, so the writes of
+    // different philosophers still take turns under the lock.
+    private let lock = NSLock()
     private var meals: [Int]
     init(_ n: Int) { meals = Array(repeating: 0, count: n) }
-    func record(_ i: Int, _ count: Int) { meals[i] = count }
-    var all: [Int] { meals }
+    func record(_ i: Int, _ count: Int) { lock.lock(); meals[i] = count; lock.unlock() }
+    var all: [Int] { lock.lock(); defer { lock.unlock() }; return meals }
 }

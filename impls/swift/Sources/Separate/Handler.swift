@@ -1,148 +1,318 @@
-// A handler (SCOOP's processor): it owns objects and runs, one at a time and in order, the calls
-// its clients log. Its request queue is a queue of queues (Sec. 2, Fig. 4): clients put private
-// queues in it; the handler takes them in order and runs each one's calls until its END
-// (Fig. 7, the RUN and END rules).
+// A handler (SCOOP's processor): it owns one object and runs, one at a time and in order, the calls
+// its clients log. Its request queue is a queue of queues (Sec. 2, Fig. 4): a reservation links the
+// begin cell of the client's private queue into it; the handler takes blocks in that order and runs
+// each one's calls until its END (Fig. 7, the RUN and END rules). Under `none` and `dynamic` there
+// is no queue of queues: one queue per handler, which a client locks for its whole block.
 //
-// A handler is not a thread. It runs on its runtime's pool only while it has work: every push into
-// its queue of queues or into one of its private queues counts one in `pending`, and the push that
-// takes `pending` from 0 to 1 submits the handler to the pool. The loop drains what it can and then
-// gives back what it has seen; it keeps going only if more came meanwhile. So exactly one run is
-// ever in flight and a handler waiting for its current client to log more costs no thread.
+// A handler is not a thread: a runner (Runner.swift) carries it while it has work. Its state word
+// says whether it runs, or where it parked: between blocks (a reservation wakes it) or on one
+// private queue in the middle of a block (that queue's client wakes it at its next END, sync or full
+// ring). The client touches the word only there, with a load; the handler writes it when it parks.
+//
+// Wait conditions are evaluated where the state lives: a reservation with a condition is a begin
+// cell like any other; the handler tests the condition when it reaches it, and after every block
+// that ran calls it tests the waiting ones in order and hands itself, reserved and synced, to the
+// first that holds. One wake-up per change, no failed retries.
 
 import Foundation
 import Synchronization
 
-enum Request {
-    case call(@Sendable () -> Void)
-    /// A call that is a client itself: it may reserve other handlers, so it may suspend.
-    case act(@Sendable (Client) async -> Void)
-    case sync(UnsafeContinuation<Void, Never>)
-    case end
-}
+/// What a handler is, whatever the type of the object it owns: the queue of queues, the state word
+/// and the loop, none of them generic.
+public class HandlerCore: @unchecked Sendable {
+    /// Unique in the process: it orders multi-reservations, and keys a client's cache of queues.
+    public let id: UInt64
+    @usableFromInline let runtime: Runtime
+    @usableFromInline let target: AnyObject
+    private static let ids = Atomic<UInt64>(1)
 
-/// One client's queue for one handler: the client logs, the handler runs.
-final class PrivateQueue: @unchecked Sendable {
-    let requests = SPSCQueue<Request>()
-    let core: HandlerCore
-    // Client side only: the handler has run everything logged so far and waits on this queue
-    // (dynamic sync coalescing, Sec. 3.4.1).
-    var synced = false
-    // Released by the handler before it resumes a client from a sync, acquired by the client after:
-    // what the handler's calls wrote happens before the client's query reads it. (The resumption
-    // orders them too, inside the concurrency runtime, where ThreadSanitizer cannot see it.)
-    let handedOver = Atomic<Int>(0)
+    @usableFromInline static var running: UInt { 0 }
+    @usableFromInline static var betweenBlocks: UInt { 1 }
+    /// Running (or scheduled), parked between blocks, or parked on the private queue whose
+    /// identity it holds.
+    @usableFromInline let state = Atomic<UInt>(1)
 
-    init(core: HandlerCore) { self.core = core }
+    // The queue of queues, after D. Vyukov's intrusive multi-producer queue: producers exchange the
+    // tail and then link; the handler alone moves the head. Nodes are begin cells, and a stub.
+    @usableFromInline let qoqTail: Atomic<UnsafeMutableRawPointer>
+    private var qoqHead: UnsafeMutableRawPointer
+    private let stub: UnsafeMutablePointer<Cell>
+    // Held while a multi-reservation links its begin cells into several queues of queues, so two of
+    // them are in the same order everywhere (Sec. 3.3).
+    @usableFromInline let reservation = SpinLock()
 
-    func log(_ request: Request) {
-        requests.push(request)
-        core.wake()
-    }
-}
-
-/// What a handler is, whatever the type of the object it owns.
-public final class HandlerCore: @unchecked Sendable {
-    public let id: Int
-    let runtime: Runtime
-    let queues = MPSCQueue<PrivateQueue>()
-    private let pending = Atomic<Int>(0)
-    // Held while a multi-reservation puts its private queues in several queues of queues, so two
-    // of them are in the same order everywhere (Sec. 3.3).
-    let reservation = NSLock()
-    // The `none` configuration: one client at a time for a whole block.
-    let blockLock = AsyncLock()
-    // Wait conditions: a version that changes whenever a block ran calls here, and the clients
-    // waiting for it to change.
+    // `none` and `dynamic`: the one queue, which a client locks for its whole block, and a version
+    // that changes whenever a block ran calls, with the clients waiting for it to change (they
+    // test their wait conditions themselves).
+    @usableFromInline private(set) var shared: PrivateQueue?
+    @usableFromInline let blockLock = AsyncLock()
     private let changes = Locked<(version: Int, waiters: [@Sendable () -> Void])>((0, []))
-    // Only the running loop touches these.
-    private var current: PrivateQueue?
+
+    // Only the running handler, or a client that claimed it, touches these. The block's queue is
+    // kept alive by the reference its begin holds (or, for `shared`, by the handler).
+    private unowned(unsafe) var current: PrivateQueue?
     private var ranCalls = false
+    private var waiting: [PrivateQueue] = []
     // The handler as a client of other handlers (SCOOP: a processor's calls are its own clients),
-    // made at its first `act`; one act runs at a time, so one identity and its cache serve them all.
+    // made at its first act; one act runs at a time, so one identity and its cache serve them all.
     private var asClient: Client?
+    private var syncs = 0
 
-    init(id: Int, runtime: Runtime) {
-        self.id = id
+    init(target: AnyObject, runtime: Runtime) {
+        id = HandlerCore.ids.wrappingAdd(1, ordering: .relaxed).oldValue
         self.runtime = runtime
-    }
-
-    /// A push happened (into the queue of queues or a private queue): run if not running.
-    func wake() {
-        if pending.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
-            runtime.pool.submit(.handler(self))
+        self.target = target
+        stub = .allocate(capacity: 1)
+        stub.initialize(to: Cell(owner: nil))
+        qoqHead = UnsafeMutableRawPointer(stub)
+        qoqTail = Atomic(UnsafeMutableRawPointer(stub))
+        if runtime.locksBlocks {
+            // Set once, here, before anyone can see the handler; it waits on that queue for good.
+            let queue = PrivateQueue(handler: self, client: nil)
+            shared = queue
+            current = queue
+            state.store(queue.identity, ordering: .relaxed)
         }
     }
 
-    func enqueue(_ queue: PrivateQueue) {
-        queues.push(queue)
-        wake()
+    deinit {
+        stub.deinitialize(count: 1)
+        stub.deallocate()
     }
 
-    /// The handler loop: called by the pool, one run at a time.
-    func run() { proceed(seen: pending.load(ordering: .acquiring)) }
+    /// How many syncs and granted wait conditions this handler has served (a reading for tests
+    /// and reports, taken when the handler is idle).
+    public var syncsServed: Int { syncs }
 
-    /// Drains and gives back what it has seen, until nothing more came. An `act` pauses the loop:
-    /// it runs as a task of its own, the pushes seen so far stay counted (so no push can start a
-    /// second run), and the task goes on with the loop from here once the act returns.
-    private func proceed(seen start: Int) {
-        var seen = start
-        while true {
-            if let act = drain() {
-                let client = asClient ?? Client(runtime)
-                asClient = client
-                let resumeFrom = seen
-                Task(executorPreference: runtime.pool) {
-                    await act(client)
-                    self.proceed(seen: resumeFrom)
-                }
-                return
-            }
-            let left = pending.wrappingSubtract(seen, ordering: .acquiringAndReleasing).newValue
-            if left == 0 { return }
-            seen = left
+    // -- waking -------------------------------------------------------------------------
+
+    /// Schedules the handler if it is parked where `place` says (a queue's identity, or between blocks).
+    @inlinable
+    func wake(from place: UInt) {
+        if state.load(ordering: .relaxed) == place,
+           state.compareExchange(expected: place, desired: HandlerCore.running, ordering: .acquiringAndReleasing).exchanged {
+            runtime.start(self)
         }
     }
 
-    /// Runs requests until none is left, or returns the first act met (already taken off its queue).
-    private func drain() -> (@Sendable (Client) async -> Void)? {
+    /// Links a begin cell into the queue of queues; the caller wakes the handler after.
+    @inlinable
+    func link(_ cell: UnsafeMutableRawPointer) {
+        HandlerCore.cell(cell).pointee.link.store(nil, ordering: .relaxed)
+        let previous = qoqTail.exchange(cell, ordering: .sequentiallyConsistent)
+        HandlerCore.cell(previous).pointee.link.store(cell, ordering: .releasing)
+    }
+
+    /// After a link: the exchange already ordered it before this load (see `parkBetweenBlocks`).
+    @inlinable
+    func wakeBetweenBlocks() {
+        if state.load(ordering: .sequentiallyConsistent) == HandlerCore.betweenBlocks {
+            wake(from: HandlerCore.betweenBlocks)
+        }
+    }
+
+    /// A block with a wait condition, reserved while the handler is parked between blocks: the
+    /// client (once it has suspended) takes the handler over and tests the condition itself, with
+    /// no link and no run of the handler to get there. Nil if the handler was busy; true if
+    /// granted (the caller resumes itself; the handler now waits on its queue); false if the
+    /// client now waits among the handler's waiting blocks. (A block linked meanwhile by another
+    /// client is served after: single reservations have no order among clients.)
+    func claim(for queue: PrivateQueue, when condition: (AnyObject) -> Bool) -> Bool? {
+        guard state.load(ordering: .relaxed) == HandlerCore.betweenBlocks,
+              state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
+                                    ordering: .acquiringAndReleasing).exchanged else { return nil }
+        _ = Unmanaged.passRetained(queue)
+        if condition(target) {
+            syncs += 1
+            current = queue
+            state.store(queue.identity, ordering: .releasing)
+            return true
+        }
+        waiting.append(queue)
+        if !parkBetweenBlocks() { runtime.start(self) }   // a block came meanwhile: run it
+        return false
+    }
+
+    @inlinable
+    static func cell(_ raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Cell> {
+        raw.assumingMemoryBound(to: Cell.self)
+    }
+
+    // -- the loop -----------------------------------------------------------------------
+
+    /// What `proceed` stopped at.
+    enum Outcome {
+        /// The handler parked (or was handed to a client); whoever wakes it schedules it again.
+        case parked
+        /// A call that is a client itself, already taken off its queue: it runs in a task.
+        case act(@Sendable (AnyObject, Client) async -> Void)
+    }
+
+    /// Called by the pool, as a plain work item on one of its threads: runs the handler until it
+    /// parks; an act and the rest of the loop after it go to a runner (Runner.swift).
+    func run() {
+        if case .act(let act) = proceed() { runtime.carry(self, act) }
+    }
+
+    /// The handler as a client of other handlers, for its acts.
+    func actingClient() -> Client {
+        if let client = asClient { return client }
+        let client = Client(runtime)
+        asClient = client
+        return client
+    }
+
+    /// Runs requests until the handler parks or meets an act.
+    func proceed() -> Outcome {
         while true {
             if current == nil {
-                guard let next = queues.pop() else { return nil }
-                current = next
+                guard let queue = nextBlock() else {
+                    if parkBetweenBlocks() { return .parked }
+                    continue
+                }
+                if case .beginWhen = queue.take(), let condition = queue.condition {
+                    if condition(target) {
+                        grant(queue)
+                        return .parked
+                    }
+                    waiting.append(queue)
+                    continue
+                }
+                current = queue
             }
-            guard let request = current!.requests.pop() else { return nil }   // the client logs more later
-            switch request {
-            case .call(let call):
-                call()
-                ranCalls = true
-            case .act(let act):
-                ranCalls = true
-                return act
-            case .sync(let client):
-                current!.handedOver.wrappingAdd(1, ordering: .releasing)
-                runtime.pool.handingOff { client.resume() }
-            case .end:
-                current = nil
-                if ranCalls {
-                    ranCalls = false
-                    changed()
+            let queue = current!
+            drain: while let request = queue.take() {
+                switch request {
+                case .call(let call):
+                    call(target)
+                    ranCalls = true
+                case .act(let act):
+                    ranCalls = true
+                    return .act(act)
+                case .sync(let client):
+                    syncs += 1
+                    // Parked before the client runs again: it wakes the handler when it needs it.
+                    state.store(queue.identity, ordering: .releasing)
+                    client.resume()
+                    return .parked
+                case .end:
+                    if ended(queue) { return .parked }
+                    break drain
+                case .begin, .beginWhen, .empty, .moved:
+                    break
                 }
             }
+            if current === queue, parkInBlock(queue) { return .parked }
         }
     }
 
-    // -- wait conditions ------------------------------------------------------------------
+    /// The next block's queue from the queue of queues, or nil if none is linked yet.
+    private func nextBlock() -> PrivateQueue? {
+        guard let cell = popCell() else { return nil }
+        return HandlerCore.cell(cell).pointee.owner!.takeUnretainedValue()
+    }
+
+    private func popCell() -> UnsafeMutableRawPointer? {
+        let stubAddress = UnsafeMutableRawPointer(stub)
+        var head = qoqHead
+        var next = HandlerCore.cell(head).pointee.link.load(ordering: .acquiring)
+        if head == stubAddress {
+            guard let first = next else { return nil }
+            qoqHead = first
+            head = first
+            next = HandlerCore.cell(first).pointee.link.load(ordering: .acquiring)
+        }
+        if let next {
+            qoqHead = next
+            return head
+        }
+        if head != qoqTail.load(ordering: .acquiring) { return nil }   // a link is under way
+        link(stubAddress)
+        if let after = HandlerCore.cell(head).pointee.link.load(ordering: .acquiring) {
+            qoqHead = after
+            return head
+        }
+        return nil
+    }
+
+    /// Parks between blocks unless a reservation came meanwhile; true if the runner should let go.
+    /// Dekker's handshake with `link` + `wakeBetweenBlocks`: the state is stored before the tail is
+    /// read here, the tail exchanged before the state is read there, all sequentially consistent,
+    /// so at least one of the two sees the other.
+    private func parkBetweenBlocks() -> Bool {
+        var spins = 0
+        while qoqHead != qoqTail.load(ordering: .acquiring) {   // a link under way: it lands soon
+            if HandlerCore.cell(qoqHead).pointee.link.load(ordering: .acquiring) != nil { return false }
+            spins += 1
+            if spins > 1000 { break }
+        }
+        // Once the state is stored, a client may schedule the handler elsewhere: touch nothing of it.
+        let head = qoqHead
+        state.store(HandlerCore.betweenBlocks, ordering: .sequentiallyConsistent)
+        if qoqTail.load(ordering: .sequentiallyConsistent) == head { return true }
+        return !state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
+                                      ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// The block's client has logged nothing more yet: wait a little, then park on its queue
+    /// (the client wakes the handler at its next END, sync or full ring). True if parked.
+    private func parkInBlock(_ queue: PrivateQueue) -> Bool {
+        for _ in 0..<200 where queue.hasMore() { return false }
+        queue.releaseProducer()
+        let (identity, head) = (queue.identity, queue.head)
+        // Releasing: whoever wakes the handler runs it next and must see what this run did.
+        state.store(identity, ordering: .releasing)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if queue.published.load(ordering: .relaxed) == head { return true }
+        return !state.compareExchange(expected: identity, desired: HandlerCore.running,
+                                      ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// END: the block is over. True if the handler was handed to a waiting client.
+    private func ended(_ queue: PrivateQueue) -> Bool {
+        if queue.isDrained { queue.releaseProducer() }   // its client may wait for room
+        let changed = ranCalls
+        ranCalls = false
+        if shared == nil {
+            current = nil
+            Unmanaged.passUnretained(queue).release()   // the begin cell's reference
+            if changed && !waiting.isEmpty {
+                var index = 0
+                while index < waiting.count {
+                    let waiter = waiting[index]
+                    if waiter.condition!(target) {
+                        waiting.remove(at: index)
+                        grant(waiter)
+                        return true
+                    }
+                    index += 1
+                }
+            }
+        } else if changed {
+            let waiters = changes.withLock { state -> [@Sendable () -> Void] in
+                state.version &+= 1
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter() }
+        }
+        return false
+    }
+
+    /// Hands the handler, reserved and synced, to a client whose wait condition holds.
+    private func grant(_ queue: PrivateQueue) {
+        syncs += 1
+        current = queue
+        queue.condition = nil
+        let client = queue.granted!
+        queue.granted = nil
+        state.store(queue.identity, ordering: .releasing)
+        client.resume()
+    }
+
+    // -- `none` and `dynamic`: wait conditions tested by the client -----------------------
 
     var version: Int { changes.withLock { $0.version } }
-
-    private func changed() {
-        let waiters = changes.withLock { state -> [@Sendable () -> Void] in
-            state.version &+= 1
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter() }
-    }
 
     /// Calls `wake` once the version differs from `seen` (at once if it already does).
     func onChange(from seen: Int, _ wake: @escaping @Sendable () -> Void) {
@@ -157,21 +327,40 @@ public final class HandlerCore: @unchecked Sendable {
 
 /// A handler owning one object of type `Object`. The object is touched only by the handler's calls
 /// and, while a client holds the handler synced, by that client's queries.
-public final class Handler<Object: AnyObject>: @unchecked Sendable {
-    public let core: HandlerCore
-    let object: Object
-
+public final class Handler<Object: AnyObject>: HandlerCore, @unchecked Sendable {
     public init(_ object: Object, runtime: Runtime) {
-        self.object = object
-        core = runtime.newCore()
+        super.init(target: object, runtime: runtime)
+    }
+
+    @inlinable
+    var object: Object { unsafeDowncast(target, to: Object.self) }
+
+    /// A closure on the object, as the loop calls it (see Request).
+    @inlinable
+    static func erase(_ call: @escaping @Sendable (Object) -> Void) -> @Sendable (AnyObject) -> Void {
+        unsafeBitCast(call, to: (@Sendable (AnyObject) -> Void).self)
+    }
+
+    @inlinable
+    static func erase(_ act: @escaping @Sendable (Object, Client) async -> Void) -> @Sendable (AnyObject, Client) async -> Void {
+        unsafeBitCast(act, to: (@Sendable (AnyObject, Client) async -> Void).self)
+    }
+
+    @inlinable
+    static func erase(_ condition: @escaping (Object) -> Bool) -> (AnyObject) -> Bool {
+        unsafeBitCast(condition, to: ((AnyObject) -> Bool).self)
     }
 }
 
 /// A FIFO lock a task waits for by suspending (never by blocking its thread).
+@usableFromInline
 final class AsyncLock: @unchecked Sendable {
     private let state = Locked<(locked: Bool, waiters: [UnsafeContinuation<Void, Never>])>((false, []))
 
-    func acquire(on pool: Pool) async {
+    init() {}
+
+    @usableFromInline
+    nonisolated(nonsending) func acquire(on pool: Pool) async {
         let free = state.withLock { state -> Bool in
             if state.locked { return false }
             state.locked = true
@@ -193,6 +382,7 @@ final class AsyncLock: @unchecked Sendable {
         }
     }
 
+    @usableFromInline
     func release() {
         let next = state.withLock { state -> UnsafeContinuation<Void, Never>? in
             if state.waiters.isEmpty {

@@ -1,11 +1,15 @@
 // The threads every handler and every client task of a runtime run on: at most `width` OS threads
 // (one per core), however many handlers there are — a handler costs memory, not a thread.
 //
-// It is a TaskExecutor, so client tasks started with the runtime's executor preference run here,
-// and it runs handler loops (Handler.run) as plain work items. One global FIFO under a lock feeds
-// the workers; each worker has one hand-off slot: when a handler resumes a client waiting on a
-// sync (Sec. 3.2's direct hand-off), the client's job goes to the slot of the thread that resumed
-// it and runs there next, without a trip through the shared queue or a wake-up of another thread.
+// It is a TaskExecutor, so client tasks started with the runtime's executor preference, and the
+// runners that carry handlers, run here. Scheduling is by hand-off, after Go's `runnext` and Tokio's
+// LIFO slot: a job made ready by the job running on a worker (a handler woken by its client, a
+// client resumed by its handler) goes to that worker's `next` slot and runs there as soon as the
+// running job suspends, without a wake-up of another thread. A job it displaces goes to the
+// worker's own queue, which idle workers steal from; they take a `next` job too, but only one that
+// has waited there a while (its worker is busy with a long job). Jobs from outside the pool go to a
+// shared injector. An idle worker searches a bounded while, then parks on its own condition
+// variable; a worker is woken only when work lands in a queue and nobody is already searching.
 
 import Foundation
 import Synchronization
@@ -16,37 +20,111 @@ import Glibc
 import Musl
 #endif
 
-enum Work {
-    case job(UnownedJob)
-    case handler(HandlerCore)
+/// What a worker runs: a job (a task's) or a handler woken with work (Handler.run), in one word:
+/// a handler's reference, retained, with its low bit set.
+struct Work {
+    let bits: UInt
+
+    init(bits: UInt) { self.bits = bits }
+    init(_ job: UnownedJob) { bits = unsafeBitCast(job, to: UInt.self) }
+    init(_ handler: HandlerCore) { bits = UInt(bitPattern: Unmanaged.passRetained(handler).toOpaque()) | 1 }
+
+    func run(on executor: UnownedTaskExecutor) {
+        if bits & 1 == 0 {
+            unsafeBitCast(bits, to: UnownedJob.self).runSynchronously(on: executor)
+        } else {
+            Unmanaged<HandlerCore>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~1)!).takeRetainedValue().run()
+        }
+    }
+}
+
+/// A FIFO of work under a spin lock: a worker's own queue or the pool's injector.
+final class JobQueue: @unchecked Sendable {
+    private let lock = SpinLock()
+    private var ring: [Work?] = Array(repeating: nil, count: 64)
+    private var head = 0, count = 0
+    /// How many jobs it holds, readable without the lock (searchers and parkers look first).
+    let size = Atomic<Int>(0)
+
+    func push(_ job: Work) {
+        lock.lock()
+        if count == ring.count { grow() }
+        ring[(head + count) & (ring.count - 1)] = job
+        count += 1
+        size.store(count, ordering: .sequentiallyConsistent)
+        lock.unlock()
+    }
+
+    func pop() -> Work? {
+        if size.load(ordering: .relaxed) == 0 { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        guard count > 0 else { return nil }
+        let job = ring[head]
+        ring[head] = nil
+        head = (head + 1) & (ring.count - 1)
+        count -= 1
+        size.store(count, ordering: .relaxed)
+        return job
+    }
+
+    private func grow() {
+        var larger = [Work?](repeating: nil, count: ring.count * 2)
+        for i in 0..<count { larger[i] = ring[(head + i) & (ring.count - 1)] }
+        ring = larger
+        head = 0
+    }
 }
 
 final class Worker: @unchecked Sendable {
-    // Touched only by its own thread.
-    var slot: Work?
-    var expectingHandOff = false
+    // Set once by the pool's init, before its thread starts.
+    unowned(unsafe) var pool: Pool!
+    let index: Int
+    /// The hand-off slot: a job's bits, 0 when empty. Its worker and stealing workers exchange it.
+    let next = Atomic<UInt>(0)
+    let queue = JobQueue()
+    // Parking: `parked` under the condition's lock.
+    let parking = NSCondition()
+    var parked = false
     // What a task that just suspended asked to do once it is off this thread (Pool.whenSuspended).
     var afterJob: [() -> Void] = []
-    unowned let pool: Pool
+    // While searching: each other worker's `next` as last seen, and for how many rounds.
+    var seen: [UInt]
+    var seenRounds: [Int]
 
-    init(pool: Pool) { self.pool = pool }
+    init(index: Int, width: Int) {
+        self.index = index
+        seen = Array(repeating: 0, count: width)
+        seenRounds = Array(repeating: 0, count: width)
+    }
+
+    func takeNext() -> Work? {
+        if next.load(ordering: .relaxed) == 0 { return nil }
+        let bits = next.exchange(0, ordering: .acquiringAndReleasing)
+        return bits == 0 ? nil : Work(bits: bits)
+    }
 }
 
 public final class Pool: TaskExecutor, @unchecked Sendable {
     public let width: Int
-    // The shared FIFO and the sleepers, under `condition`'s lock.
-    private let condition = NSCondition()
-    private var queue: [Work] = []
-    private var front = 0
-    private var sleeping = 0
-    // Work in the shared queue, readable without the lock: an idle worker watches it for a while
-    // before it sleeps, so a handler woken right after (the usual rhythm of a client and its
-    // handler) is picked up without a futex wake-up of a sleeping thread (several microseconds).
-    private let queued = Atomic<Int>(0)
-    private static let spins = 20_000
-    private var stopping = false
-    private var threads: [Thread] = []
-    private var running = 0              // workers started and still serving
+    let workers: [Worker]
+    private let injector = JobQueue()
+    private let sleepers = Atomic<Int>(0)
+    private let searching = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let lifecycle = NSCondition()
+    private var running = 0              // threads started and still serving, under `lifecycle`
+
+    // A `next` job runs at most this many times in a row before the queue gets its turn, so two
+    // jobs handing off to each other cannot starve the rest.
+    private static let nextStreak = 16
+    // An idle worker's search: rounds over every queue, each followed by a short spin; a `next`
+    // job is stolen only when it was seen there one round before.
+    private static let searchRounds = 256
+    private static let spinPerRound = 64
+    // Rounds a `next` job must stay put before it is stolen (a few microseconds: its own worker
+    // would have run it by then if its current job were short).
+    private static let patience = 16
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -57,65 +135,60 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     public init(width: Int) {
         precondition(width >= 1, "a pool needs at least one thread")
         self.width = width
-        for index in 0..<width {
-            let worker = Worker(pool: self)
+        workers = (0..<width).map { Worker(index: $0, width: width) }
+        for worker in workers { worker.pool = self }
+        for (index, worker) in workers.enumerated() {
             let thread = Thread { [self] in
                 Pool.name("separate-\(index)")
                 pthread_setspecific(Pool.key, Unmanaged.passUnretained(worker).toOpaque())
-                condition.lock()
+                lifecycle.lock()
                 running += 1
-                condition.broadcast()
-                condition.unlock()
+                lifecycle.broadcast()
+                lifecycle.unlock()
                 serve(worker)
-                condition.lock()
+                lifecycle.lock()
                 running -= 1
-                condition.broadcast()
-                condition.unlock()
+                lifecycle.broadcast()
+                lifecycle.unlock()
             }
-            threads.append(thread)
             thread.start()
         }
         // A pool is ready, its threads named and serving, when it is returned.
-        condition.lock()
-        while running < width { condition.wait() }
-        condition.unlock()
+        lifecycle.lock()
+        while running < width { lifecycle.wait() }
+        lifecycle.unlock()
     }
 
-    /// Stops the threads once the queue is empty and waits for them; work submitted later never
+    /// Stops the threads once the queues are empty and waits for them; work submitted later never
     /// runs. Called from one of the pool's own jobs, that thread stops after the job.
     public func shutdown() {
         let own = Pool.currentWorker().map { $0.pool === self } ?? false
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running > (own ? 1 : 0) { condition.wait() }
-        condition.unlock()
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        for worker in workers { wake(worker) }
+        lifecycle.lock()
+        while running > (own ? 1 : 0) { lifecycle.wait() }
+        lifecycle.unlock()
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        submit(.job(UnownedJob(job)))
+        submit(Work(UnownedJob(job)))
     }
 
-    func submit(_ work: Work) {
-        if let worker = Pool.currentWorker(), worker.pool === self, worker.expectingHandOff, worker.slot == nil {
-            worker.expectingHandOff = false
-            worker.slot = work
-            return
+    func submit(_ job: Work) {
+        if let raw = pthread_getspecific(Pool.key) {
+            let done = Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker -> Bool in
+                guard worker.pool === self else { return false }
+                let displaced = worker.next.exchange(job.bits, ordering: .acquiringAndReleasing)
+                if displaced != 0 {
+                    worker.queue.push(Work(bits: displaced))
+                    notify()
+                }
+                return true
+            }
+            if done { return }
         }
-        condition.lock()
-        queue.append(work)
-        queued.wrappingAdd(1, ordering: .relaxed)
-        if sleeping > 0 { condition.signal() }
-        condition.unlock()
-    }
-
-    /// Runs `resume` so that the job it makes runnable (a client resumed from a sync) goes to this
-    /// thread's hand-off slot when this thread is one of the pool's.
-    func handingOff(_ resume: () -> Void) {
-        guard let worker = Pool.currentWorker(), worker.pool === self else { return resume() }
-        worker.expectingHandOff = true
-        resume()
-        worker.expectingHandOff = false
+        injector.push(job)
+        notify()
     }
 
     /// Runs `action` once the current job has returned to the pool, i.e. once the task that asks has
@@ -140,51 +213,112 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         return Unmanaged<Worker>.fromOpaque(raw).takeUnretainedValue()
     }
 
-    private func next(_ worker: Worker) -> Work? {
-        if let work = worker.slot {
-            worker.slot = nil
-            return work
-        }
-        watch()
-        condition.lock()
-        defer { condition.unlock() }
-        while front == queue.count {
-            if stopping { return nil }
-            sleeping += 1
-            condition.wait()
-            sleeping -= 1
-        }
-        let work = queue[front]
-        front += 1
-        queued.wrappingSubtract(1, ordering: .relaxed)
-        if front > 1024 && front * 2 > queue.count {   // compact the consumed prefix now and then
-            queue.removeFirst(front)
-            front = 0
-        }
-        return work
-    }
 
-    /// Spins a little while the shared queue is empty (the lock taken after decides).
-    private func watch() {
-        var spin = 0
-        while queued.load(ordering: .relaxed) == 0 && spin < Pool.spins {
-            if spin & 63 == 63 { sched_yield() }
-            spin += 1
-        }
-    }
+    // -- the worker loop ------------------------------------------------------------------
 
     private func serve(_ worker: Worker) {
         let executor = asUnownedTaskExecutor()
-        while let work = next(worker) {
-            switch work {
-            case .job(let job): job.runSynchronously(on: executor)
-            case .handler(let core): core.run()
+        var streak = 0
+        while let job = find(worker, streak: &streak) {
+            job.run(on: executor)
+            var done = 0
+            while done < worker.afterJob.count {
+                let action = worker.afterJob[done]
+                done += 1
+                action()
             }
-            while !worker.afterJob.isEmpty {
-                let actions = worker.afterJob
-                worker.afterJob.removeAll()
-                for action in actions { action() }
-            }
+            worker.afterJob.removeAll(keepingCapacity: true)
         }
+    }
+
+    private func find(_ worker: Worker, streak: inout Int) -> Work? {
+        while true {
+            if streak < Pool.nextStreak, let job = worker.takeNext() {
+                streak += 1
+                return job
+            }
+            streak = 0
+            if let job = worker.queue.pop() ?? injector.pop() ?? worker.takeNext() { return job }
+            if let job = search(worker) { return job }
+            if !park(worker) { return nil }
+        }
+    }
+
+    /// Looks for work elsewhere for a bounded while: other workers' queues, the injector, and a
+    /// `next` job that stays put while its worker is busy.
+    private func search(_ worker: Worker) -> Work? {
+        searching.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        for index in 0..<width { worker.seenRounds[index] = 0 }
+        var found: Work?
+        rounds: for _ in 0..<Pool.searchRounds {
+            if let job = injector.pop() { found = job; break }
+            for index in 0..<width where index != worker.index {
+                let victim = workers[index]
+                if let job = victim.queue.pop() { found = job; break rounds }
+                let waiting = victim.next.load(ordering: .relaxed)
+                if waiting == 0 || waiting != worker.seen[index] {
+                    worker.seen[index] = waiting
+                    worker.seenRounds[index] = 0
+                    continue
+                }
+                worker.seenRounds[index] += 1
+                if worker.seenRounds[index] >= Pool.patience,
+                   victim.next.compareExchange(expected: waiting, desired: 0, ordering: .acquiringAndReleasing).exchanged {
+                    found = Work(bits: waiting)
+                    break rounds
+                }
+            }
+            if stopping.load(ordering: .relaxed) { break }
+            var spin = 0
+            while spin < Pool.spinPerRound && injector.size.load(ordering: .relaxed) == 0 { spin += 1 }
+        }
+        searching.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        if found != nil && hasQueuedWork() { notify() }   // more where that came from: let another look
+        return found
+    }
+
+    private func hasQueuedWork() -> Bool {
+        if injector.size.load(ordering: .sequentiallyConsistent) > 0 { return true }
+        return workers.contains { $0.queue.size.load(ordering: .sequentiallyConsistent) > 0 }
+    }
+
+    /// Sleeps until woken; false once the pool stops.
+    private func park(_ worker: Worker) -> Bool {
+        worker.parking.lock()
+        worker.parked = true
+        worker.parking.unlock()
+        sleepers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        if hasQueuedWork() || stopping.load(ordering: .sequentiallyConsistent) {
+            worker.parking.lock()
+            if worker.parked {
+                worker.parked = false
+                sleepers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            }
+            worker.parking.unlock()
+            return !(stopping.load(ordering: .sequentiallyConsistent) && !hasQueuedWork())
+        }
+        worker.parking.lock()
+        while worker.parked { worker.parking.wait() }
+        worker.parking.unlock()
+        return true
+    }
+
+    /// Work landed in a queue: wake a parked worker unless one is already searching.
+    private func notify() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if sleepers.load(ordering: .relaxed) > 0 && searching.load(ordering: .relaxed) == 0 {
+            for worker in workers where wake(worker) { return }
+        }
+    }
+
+    @discardableResult
+    private func wake(_ worker: Worker) -> Bool {
+        worker.parking.lock()
+        defer { worker.parking.unlock() }
+        guard worker.parked else { return false }
+        worker.parked = false
+        sleepers.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        worker.parking.signal()
+        return true
     }
 }

@@ -1,12 +1,13 @@
-// A runtime: the pool its handlers and clients run on, and the configuration of the paper's
-// optimisation study (Sec. 4.4, Tables 1 and 2) it runs with.
+// A runtime: the pool its handlers and clients run on, the configuration of the paper's
+// optimisation study (Sec. 4.4, Tables 1 and 2) it runs with, and the runners that carry handlers.
 
 import Synchronization
 
 /// Which of the paper's optimisations are on. Static sync coalescing is a compiler pass over
 /// Eiffel code and has no counterpart in a library: there is no `static` configuration.
 public enum Configuration: String, Sendable, CaseIterable {
-    /// One lock per handler, held by a client for its whole block; every query syncs.
+    /// The paper's None: one queue per handler, locked by a client for its whole block; every
+    /// query syncs; a false wait condition gives the lock back and the client tries again later.
     case none
     /// Queue of queues: clients log without waiting for each other; every query syncs.
     case qoq
@@ -15,33 +16,36 @@ public enum Configuration: String, Sendable, CaseIterable {
     /// Queue of queues and dynamic sync coalescing.
     case all
 
-    var locksBlocks: Bool { self == .none || self == .dynamic }
-    var coalescesSyncs: Bool { self == .dynamic || self == .all }
+    @inlinable public var locksBlocks: Bool { self == .none || self == .dynamic }
+    @inlinable public var coalescesSyncs: Bool { self == .dynamic || self == .all }
 }
 
-public final class Runtime: Sendable {
+public final class Runtime: @unchecked Sendable {
     public let pool: Pool
     public let configuration: Configuration
-    private let handlers = Atomic<Int>(0)
+    @usableFromInline let locksBlocks: Bool
+    @usableFromInline let coalescesSyncs: Bool
+    // Runners with no handler to run, suspended until one is scheduled (Runner.swift).
+    private let idle = SpinLock()
+    private var idleRunners: [Runner] = []
+    private var closed = false
 
     /// `workers` threads (default: one per core) run every handler and every client task.
     public init(workers: Int, configuration: Configuration = .all) {
         pool = Pool(width: workers)
         self.configuration = configuration
-    }
-
-    func newCore() -> HandlerCore {
-        HandlerCore(id: handlers.wrappingAdd(1, ordering: .relaxed).oldValue, runtime: self)
+        locksBlocks = configuration.locksBlocks
+        coalescesSyncs = configuration.coalescesSyncs
     }
 
     /// Runs `body` as a client task on this runtime's threads.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async rethrows -> T {
+    public nonisolated(nonsending) func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async rethrows -> T {
         try await withTaskExecutorPreference(pool, operation: body)
     }
 
     /// Runs `count` client tasks on this runtime's threads, each with its own Client and its index,
     /// and returns when all have finished.
-    public func clients(_ count: Int, _ body: @escaping @Sendable (Int, Client) async -> Void) async {
+    public nonisolated(nonsending) func clients(_ count: Int, _ body: nonisolated(nonsending) @escaping @Sendable (Int, Client) async -> Void) async {
         await withDiscardingTaskGroup { group in
             for index in 0..<count {
                 group.addTask(executorPreference: pool) { await body(index, Client(self)) }
@@ -49,6 +53,45 @@ public final class Runtime: Sendable {
         }
     }
 
-    /// Stops the threads (after the work already queued).
-    public func shutdown() { pool.shutdown() }
+    /// Stops the runners and the threads (after the work already queued).
+    public func shutdown() {
+        idle.lock()
+        closed = true
+        let runners = idleRunners
+        idleRunners.removeAll()
+        idle.unlock()
+        for runner in runners { runner.resume(with: nil) }
+        pool.shutdown()
+    }
+
+    /// Runs `handler`, just woken, on the pool: next on this thread if it is one of the pool's.
+    @usableFromInline
+    func start(_ handler: HandlerCore) {
+        pool.submit(Work(handler))
+    }
+
+    // -- runners --------------------------------------------------------------------------
+
+    /// Carries `handler` through `act` and on, on an idle runner or on a new one.
+    func carry(_ handler: HandlerCore, _ act: @escaping @Sendable (AnyObject, Client) async -> Void) {
+        idle.lock()
+        let runner = idleRunners.popLast()
+        idle.unlock()
+        if let runner {
+            runner.resume(with: (handler, act))
+        } else {
+            Task(executorPreference: pool) { await Runner(runtime: self).serve(handler, act) }
+        }
+    }
+
+    /// Keeps `runner`, suspended, for the next handler scheduled.
+    func keep(_ runner: Runner) {
+        idle.lock()
+        if closed {
+            idle.unlock()
+            return runner.resume(with: nil)
+        }
+        idleRunners.append(runner)
+        idle.unlock()
+    }
 }

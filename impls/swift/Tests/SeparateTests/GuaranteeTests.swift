@@ -35,7 +35,30 @@ func withRuntime<T: Sendable>(workers: Int, _ configuration: Configuration,
     return try await runtime.run { try await body(runtime) }
 }
 
+/// Ends the test process if a test outlives its deadline: a deadlock fails the suite instead of
+/// hanging it. Cancel it when the test is done.
+final class Watchdog: @unchecked Sendable {
+    private let task: Task<Void, Never>
+
+    init(seconds: Double, _ label: String) {
+        task = Task.detached {
+            try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            if Task.isCancelled { return }
+            FileHandle.standardError.write(Data("timed out after \(seconds) s: \(label)\n".utf8))
+            exit(3)
+        }
+    }
+
+    func cancel() { task.cancel() }
+}
+
 final class GuaranteeTests: XCTestCase {
+    private var watchdog: Watchdog?
+
+    // Every test here gets a deadline; the slowest takes a few seconds.
+    override func setUp() { watchdog = Watchdog(seconds: 120, name) }
+    override func tearDown() { watchdog?.cancel() }
+
     /// The calls of one block run in the order logged, with no other client's call between them.
     func testBlocksRunInOrderWithoutInterleaving() async {
         for trial in 0..<200 {
@@ -55,7 +78,7 @@ final class GuaranteeTests: XCTestCase {
                         let yields = Bool.random(using: &random)
                         await client.separate(handler) { h in
                             for seq in 0..<length {
-                                h.call { $0.entries.append(.init(client: index, block: block, seq: seq)) }
+                                await h.call { $0.entries.append(.init(client: index, block: block, seq: seq)) }
                                 logged.add()
                                 if seq == queryAt { _ = await h.query { $0.entries.count } }
                                 if yields { await Task.yield() }
@@ -104,9 +127,9 @@ final class GuaranteeTests: XCTestCase {
                         let pause = Bool.random(using: &random)
                         if index < 3 {        // writers: both to this client's colour
                             await client.separate(x, y) { a, b in
-                                a.call { $0.value = index + 1 }
+                                await a.call { $0.value = index + 1 }
                                 if pause { await Task.yield() }
-                                b.call { $0.value = index + 1 }
+                                await b.call { $0.value = index + 1 }
                             }
                         } else {              // readers: both must agree
                             let pair = await client.separate(x, y) { a, b in
@@ -132,8 +155,30 @@ final class GuaranteeTests: XCTestCase {
                     let (outer, inner) = index == 0 ? (x, y) : (y, x)
                     for _ in 0..<10_000 {
                         await client.separate(outer) { o in
-                            o.call { $0.value += 1 }
-                            await client.separate(inner) { i in i.call { $0.value += 1 } }
+                            await o.call { $0.value += 1 }
+                            await client.separate(inner) { i in await i.call { $0.value += 1 } }
+                        }
+                    }
+                }
+                return await Client(runtime).separate(x, y) { a, b in (await a.query { $0.value }, await b.query { $0.value }) }
+            }
+            XCTAssertEqual(totals.0, 20_000, "\(configuration)")
+            XCTAssertEqual(totals.1, 20_000, "\(configuration)")
+        }
+    }
+
+    /// Multi-reservations of the same two handlers given in opposite orders never deadlock: the
+    /// reservation locks are taken in handler order whatever order the block names them in.
+    func testOppositeMultiReservationsNeverDeadlock() async {
+        for configuration in Configuration.allCases {
+            let totals = await withRuntime(workers: 2, configuration) { runtime in
+                let x = Handler(Cell(), runtime: runtime), y = Handler(Cell(), runtime: runtime)
+                await runtime.clients(4) { index, client in
+                    for _ in 0..<5_000 {
+                        if index % 2 == 0 {
+                            await client.separate(x, y) { a, b in await a.call { $0.value += 1 }; await b.call { $0.value += 1 } }
+                        } else {
+                            await client.separate(y, x) { a, b in await a.call { $0.value += 1 }; await b.call { $0.value += 1 } }
                         }
                     }
                 }
@@ -171,18 +216,106 @@ final class GuaranteeTests: XCTestCase {
     /// Wait conditions: 2n workers take turns by parity on one counter (the condition benchmark).
     func testWaitConditionsLetWorkersTakeTurns() async {
         for configuration in Configuration.allCases {
-            let value = await withRuntime(workers: 2, configuration) { runtime in
+            let (value, wrong) = await withRuntime(workers: 2, configuration) { runtime in
                 let data = Handler(Cell(), runtime: runtime)
+                let wrong = Counter()
                 await runtime.clients(8) { index, client in
                     let parity = index % 2
                     for _ in 0..<100 {
-                        await client.separate(data, until: { $0.value % 2 == parity }) { d in d.call { $0.value += 1 } }
+                        await client.separate(data, until: { $0.value % 2 == parity }) { d in
+                            // The condition still holds here: nobody ran between its test and this block.
+                            if await d.query({ $0.value }) % 2 != parity { wrong.add() }
+                            await d.call { $0.value += 1 }
+                        }
                     }
                 }
-                return await Client(runtime).separate(data) { d in await d.query { $0.value } }
+                let value = await Client(runtime).separate(data) { d in await d.query { $0.value } }
+                return (value, wrong.value)
             }
             XCTAssertEqual(value, 800, "\(configuration)")
+            XCTAssertEqual(wrong, 0, "\(configuration): a block ran while its condition was false")
         }
+    }
+
+    /// A wait condition's test and the block it guards run under one reservation: consumers wait
+    /// for a non-empty stack and pop, and no two of them ever see the same item or an empty stack.
+    func testAWaitConditionHoldsThroughItsBlock() async {
+        for configuration in Configuration.allCases {
+            let (taken, wrong) = await withRuntime(workers: 2, configuration) { runtime in
+                let stack = Handler(Journal(), runtime: runtime)
+                let wrong = Counter(), taken = Counter()
+                await runtime.clients(8) { index, client in
+                    if index < 4 {
+                        for seq in 0..<300 {
+                            await client.separate(stack) { s in await s.call { $0.entries.append(.init(client: index, block: 0, seq: seq)) } }
+                        }
+                    } else {
+                        for _ in 0..<300 {
+                            await client.separate(stack, until: { !$0.entries.isEmpty }) { s in
+                                let count = await s.query { $0.entries.count }
+                                if count == 0 { wrong.add() }
+                                await s.call { if !$0.entries.isEmpty { $0.entries.removeLast() } }
+                                taken.add()
+                            }
+                        }
+                    }
+                }
+                let left = await Client(runtime).separate(stack) { s in await s.query { $0.entries.count } }
+                if left != 0 { wrong.add() }
+                return (taken.value, wrong.value)
+            }
+            XCTAssertEqual(taken, 1_200, "\(configuration)")
+            XCTAssertEqual(wrong, 0, "\(configuration): a consumer ran on an empty stack")
+        }
+    }
+
+    /// A block with a wait condition queued behind the same client's plain block, both waiting
+    /// while another client holds the handler: the condition belongs to the second block only, and
+    /// the first, which makes it true, runs first.
+    func testAWaitQueuedBehindItsClientsOwnBlock() async {
+        for configuration in Configuration.allCases {
+            let value = await withRuntime(workers: 2, configuration) { runtime in
+                let handler = Handler(Cell(), runtime: runtime)
+                let logged = Counter()
+                let holder = Task(executorPreference: runtime.pool) {
+                    await Client(runtime).separate(handler) { h in
+                        _ = await h.query { $0.value }            // the handler now waits on this block
+                        while logged.value == 0 { await Task.yield() }
+                        try? await Task.sleep(nanoseconds: 20_000_000)
+                    }
+                }
+                let main = Client(runtime)
+                await main.separate(handler) { await $0.call { $0.value += 1 } }
+                logged.add()
+                let seen = await main.separate(handler, until: { $0.value == 1 }) { h in await h.query { $0.value } }
+                await holder.value
+                return seen
+            }
+            XCTAssertEqual(value, 1, "\(configuration)")
+        }
+    }
+
+    /// The configurations differ where the paper says: with dynamic sync coalescing a synced
+    /// handler is not synced again, so the same program performs fewer syncs (counted by the handler).
+    func testCoalescingSavesSyncs() async {
+        var syncs: [Configuration: Int] = [:]
+        for configuration in Configuration.allCases {
+            syncs[configuration] = await withRuntime(workers: 2, configuration) { runtime in
+                let handler = Handler(Cell(), runtime: runtime)
+                let client = Client(runtime)
+                for _ in 0..<50 {
+                    await client.separate(handler) { h in
+                        await h.call { $0.value += 1 }
+                        for _ in 0..<4 { _ = await h.query { $0.value } }
+                    }
+                }
+                return handler.syncsServed
+            }
+        }
+        XCTAssertEqual(syncs[.none], 200, "none: every query syncs")
+        XCTAssertEqual(syncs[.qoq], 200, "qoq: every query syncs")
+        XCTAssertEqual(syncs[.dynamic], 50, "dynamic: one sync per block, the queries after it coalesce")
+        XCTAssertEqual(syncs[.all], 50, "all: one sync per block")
     }
 
     /// A call may be a client itself: it reserves another handler, logs there and queries, while
@@ -199,16 +332,16 @@ final class GuaranteeTests: XCTestCase {
                 await runtime.clients(clientCount) { index, client in
                     for block in 0..<blocks {
                         await client.separate(journal) { j in
-                            j.call { $0.entries.append(.init(client: index, block: block, seq: 0)) }
-                            j.call { journal, handler in
+                            await j.call { $0.entries.append(.init(client: index, block: block, seq: 0)) }
+                            await j.call { journal, handler in
                                 // The handler's own client: its count comes back from the other handler.
                                 let seen = await handler.separate(tally) { t in
-                                    t.call { $0.value += 1 }
+                                    await t.call { $0.value += 1 }
                                     return await t.query { $0.value }
                                 }
                                 journal.entries.append(.init(client: index, block: block, seq: seen))
                             }
-                            j.call { $0.entries.append(.init(client: index, block: block, seq: -1)) }
+                            await j.call { $0.entries.append(.init(client: index, block: block, seq: -1)) }
                         }
                     }
                 }
@@ -242,7 +375,7 @@ final class GuaranteeTests: XCTestCase {
             let handlers = (0..<10_000).map { _ in Handler(Cell(), runtime: runtime) }
             let client = Client(runtime)
             for (i, handler) in handlers.enumerated() {
-                await client.separate(handler) { h in h.call { $0.value = i } }
+                await client.separate(handler) { h in await h.call { $0.value = i } }
             }
             var sum = 0
             for handler in handlers { sum += await client.separate(handler) { h in await h.query { $0.value } } }

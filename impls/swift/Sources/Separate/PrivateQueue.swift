@@ -1,0 +1,265 @@
+// One client's queue for one handler (seed 001, Sec. 3.1): the client logs, the handler runs. It is
+// a ring of cells with no read-modify-write on either side: the client owns the tail, the handler
+// the head, and each publishes its index with a releasing store.
+//
+// A ring starts small (a runtime may have thousands of queues). When the client finds it full, it
+// moves on to a ring twice the size: it writes a `moved` cell pointing there, which the handler
+// follows once it has taken everything before it (and then frees the old ring). Up to a bound;
+// there a client that holds no other handler waits for room, which bounds its backlog. A client
+// inside nested blocks never waits for room (it grows the ring instead): waiting while holding
+// another handler could close a cycle with a client doing the same the other way round.
+//
+// A block begins with a `begin` cell, and that cell is also the block's node in the handler's
+// queue of queues (Handler.swift): reserving links it there, so a reservation allocates nothing.
+// While linked, the cell holds one reference to its queue (taken at begin, given back at end), so
+// a client that goes away with blocks still queued does not free them.
+//
+// The handler is woken only at the points where the client needs it: when a block is reserved
+// (Handler.enqueue), at its end, at a sync and when the ring is full. Calls logged in between are
+// seen at once by a running handler and at the next of those points by one that parked.
+
+import Synchronization
+
+// The handler's loop is not generic: a request carries its closure with the object's type erased.
+// A closure taking one class-bound argument takes it as one reference, whatever its class, so the
+// erased closure is the same function (Handler.erase).
+@usableFromInline
+enum Request {
+    case empty
+    case begin
+    /// A block with a wait condition begins: the condition and the continuation to resume are
+    /// in the queue's fields (one such block at a time: its client waits until it is granted).
+    case beginWhen
+    case call(@Sendable (AnyObject) -> Void)
+    /// A call that is a client itself: it may reserve other handlers, so it may suspend.
+    case act(@Sendable (AnyObject, Client) async -> Void)
+    case sync(UnsafeContinuation<Void, Never>)
+    case end
+    /// The client went on in a larger ring (its cells, its capacity).
+    case moved(UnsafeMutablePointer<Cell>, Int)
+}
+
+@usableFromInline
+struct Cell: ~Copyable {
+    /// The next begin cell in the handler's queue of queues.
+    @usableFromInline let link = Atomic<UnsafeMutableRawPointer?>(nil)
+    @usableFromInline var request: Request = .empty
+    @usableFromInline let owner: Unmanaged<PrivateQueue>?
+
+    @usableFromInline init(owner: Unmanaged<PrivateQueue>?) { self.owner = owner }
+}
+
+@usableFromInline
+final class PrivateQueue: @unchecked Sendable {
+    @usableFromInline static var initialCapacity: Int { 32 }
+    @usableFromInline static var maximumCapacity: Int { 1024 }
+
+    // Not a strong reference: handlers whose acts reserve each other would hold each other through
+    // their clients' caches. A client reaches its queue only through the handler it reserves, and a
+    // handler with work is kept by its runner.
+    @usableFromInline unowned(unsafe) let handler: HandlerCore
+    // The ring the client writes, and the ring the handler reads: the same but for the moments
+    // between a move and the handler reaching its `moved` cell.
+    @usableFromInline var cells: UnsafeMutablePointer<Cell>
+    @usableFromInline var capacity: Int
+    @usableFromInline var mask: Int
+    var readCells: UnsafeMutablePointer<Cell>
+    var readCapacity: Int
+    var readMask: Int
+    // The client whose queue this is (nil for the one queue of `none` and `dynamic`): how many
+    // blocks it holds decides whether it may wait for room.
+    @usableFromInline unowned(unsafe) let client: Client?
+
+    // -- the client's side
+    @usableFromInline var tail = 0
+    @usableFromInline var headSeen = 0
+    /// The handler has run everything logged so far and waits on this queue (dynamic sync
+    /// coalescing, Sec. 3.4.1).
+    @usableFromInline var synced = false
+    @usableFromInline let coalesces: Bool
+    @usableFromInline let published = Atomic<Int>(0)
+
+    // -- the handler's side
+    var head = 0
+    var tailSeen = 0
+    @usableFromInline let consumed = Atomic<Int>(0)
+
+    // -- a client waiting for room
+    let producerWaiting = Atomic<Bool>(false)
+    var roomContinuation: UnsafeContinuation<Void, Never>?
+
+    // -- a reservation with a wait condition, written before its `beginWhen` cell is linked
+    var condition: ((AnyObject) -> Bool)?
+    var granted: UnsafeContinuation<Void, Never>?
+
+    init(handler: HandlerCore, client: Client?) {
+        self.handler = handler
+        self.client = client
+        coalesces = handler.runtime.coalescesSyncs
+        capacity = PrivateQueue.initialCapacity
+        mask = capacity - 1
+        cells = .allocate(capacity: capacity)
+        (readCells, readCapacity, readMask) = (cells, capacity, mask)
+        let owner = Unmanaged.passUnretained(self)
+        for index in 0..<capacity { (cells + index).initialize(to: Cell(owner: owner)) }
+    }
+
+    deinit {
+        // Nothing is in flight: the handler has followed every move the client made.
+        cells.deinitialize(count: capacity)
+        cells.deallocate()
+    }
+
+    /// Moves the client on to a ring twice the size; the last free cell of this one says so.
+    @usableFromInline
+    func grow() {
+        let larger = capacity * 2
+        let next = UnsafeMutablePointer<Cell>.allocate(capacity: larger)
+        let owner = Unmanaged.passUnretained(self)
+        for index in 0..<larger { (next + index).initialize(to: Cell(owner: owner)) }
+        cells[tail & mask].request = .moved(next, larger)
+        (cells, capacity, mask) = (next, larger, larger - 1)
+        tail &+= 1
+        published.store(tail, ordering: .releasing)
+    }
+
+    /// The value of the handler's state word that means "parked, waiting on this queue".
+    @usableFromInline var identity: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
+
+    // -- client side --------------------------------------------------------------------
+
+    /// Logs one request, waiting for room first if the ring is full.
+    @inlinable
+    nonisolated(nonsending) func put(_ request: Request) async {
+        if tail &- headSeen >= capacity - 1 { await makeRoom() }
+        cells[tail & mask].request = request
+        tail &+= 1
+        published.store(tail, ordering: .releasing)
+    }
+
+    /// Writes a begin cell and returns it, holding a reference to this queue, to be linked.
+    @inlinable
+    nonisolated(nonsending) func begin(_ kind: Request = .begin) async -> UnsafeMutableRawPointer {
+        await makeRoomForBegin()
+        return beginNow(kind)
+    }
+
+    @inlinable
+    nonisolated(nonsending) func makeRoomForBegin() async {
+        if tail &- headSeen >= capacity - 1 { await makeRoom() }
+    }
+
+    /// `begin` once there is room.
+    @inlinable
+    func beginNow(_ kind: Request) -> UnsafeMutableRawPointer {
+        let cell = cells + (tail & mask)
+        cell.pointee.request = kind
+        tail &+= 1
+        published.store(tail, ordering: .releasing)
+        _ = Unmanaged.passRetained(self)
+        return UnsafeMutableRawPointer(cell)
+    }
+
+    /// Makes what was logged visible to a handler that parked on this queue, and wakes it.
+    @inlinable
+    func publish() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        handler.wake(from: identity)
+    }
+
+    /// The ring is full (but for the cell kept for a move): grows it, or, at the bound and holding
+    /// no other handler, waits for room.
+    @usableFromInline
+    nonisolated(nonsending) func makeRoom() async {
+        headSeen = consumed.load(ordering: .acquiring)   // the cached head may just be stale
+        if tail &- headSeen < capacity - 1 { return }
+        if capacity < PrivateQueue.maximumCapacity || (client?.held ?? 0) > 1 {
+            grow()
+            return
+        }
+        while tail &- headSeen >= capacity - 1 {
+            publish()
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                handler.runtime.pool.whenSuspended {
+                    self.roomContinuation = continuation
+                    self.producerWaiting.store(true, ordering: .sequentiallyConsistent)
+                    if self.tail &- self.consumed.load(ordering: .sequentiallyConsistent) < self.capacity - 1,
+                       self.producerWaiting.exchange(false, ordering: .acquiringAndReleasing) {
+                        self.roomContinuation = nil
+                        continuation.resume()
+                    }
+                }
+            }
+            headSeen = consumed.load(ordering: .acquiring)
+        }
+    }
+
+    /// SYNC: returns when the handler has run everything logged so far and waits on this queue; at
+    /// once if it already does and nothing was logged since (dynamic sync coalescing).
+    @inlinable
+    nonisolated(nonsending) func sync() async {
+        if coalesces && synced { return }
+        await awaitSync()
+    }
+
+    @usableFromInline
+    nonisolated(nonsending) func awaitSync() async {
+        if tail &- headSeen >= capacity - 1 { await makeRoom() }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            handler.runtime.pool.whenSuspended {
+                self.cells[self.tail & self.mask].request = .sync(continuation)
+                self.tail &+= 1
+                self.published.store(self.tail, ordering: .releasing)
+                self.publish()
+            }
+        }
+        headSeen = consumed.load(ordering: .acquiring)
+        synced = true
+    }
+
+    // -- handler side -------------------------------------------------------------------
+
+    /// The next request logged, or nil if the handler has caught up with the client.
+    func take() -> Request? {
+        while true {
+            if head == tailSeen {
+                tailSeen = published.load(ordering: .acquiring)
+                if head == tailSeen {
+                    releaseProducer()
+                    return nil
+                }
+            }
+            let cell = readCells + (head & readMask)
+            let request = cell.pointee.request
+            cell.pointee.request = .empty
+            head &+= 1
+            if case .moved(let next, let size) = request {
+                readCells.deinitialize(count: readCapacity)
+                readCells.deallocate()
+                (readCells, readCapacity, readMask) = (next, size, size - 1)
+            }
+            // A client that found the ring full waits for room: look every half ring.
+            let halfway = head & (readCapacity / 2 - 1) == 0
+            consumed.store(head, ordering: .releasing)
+            if halfway { releaseProducer() }
+            if case .moved = request { continue }
+            return request
+        }
+    }
+
+    /// Whether the handler has taken everything it has seen logged.
+    var isDrained: Bool { head == tailSeen }
+
+    /// Whether the client has logged something the handler has not taken.
+    func hasMore() -> Bool { published.load(ordering: .acquiring) != head }
+
+    /// Resumes the client if it waits for room.
+    func releaseProducer() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if producerWaiting.load(ordering: .relaxed), producerWaiting.exchange(false, ordering: .acquiringAndReleasing) {
+            let continuation = roomContinuation!
+            roomContinuation = nil
+            continuation.resume()
+        }
+    }
+}
