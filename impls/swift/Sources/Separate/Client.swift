@@ -41,26 +41,39 @@ public final class Client: @unchecked Sendable {
     @inlinable
     public nonisolated(nonsending) func separate<A, R>(_ a: Handler<A>, _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
         let queue = await reserve(a)
-        return try await finishing({ try await body(Reserved(a, queue)) }, then: { await end(queue) })
+        return try await run(body, on: a, queue)
     }
 
     @inlinable
     public nonisolated(nonsending) func separate<A, B, R>(_ a: Handler<A>, _ b: Handler<B>,
                                   _ body: nonisolated(nonsending) (Reserved<A>, Reserved<B>) async throws -> R) async rethrows -> R {
         let (qa, qb) = await reserve(a, b)
-        return try await finishing({ try await body(Reserved(a, qa), Reserved(b, qb)) }, then: {
+        let result: R
+        do {
+            result = try await body(Reserved(a, qa), Reserved(b, qb))
+        } catch {
             await end(qa)
             await end(qb)
-        })
+            throw error
+        }
+        await end(qa)
+        await end(qb)
+        return result
     }
 
     /// A block on any number of handlers of one type, reserved at once.
     public nonisolated(nonsending) func separate<A, R>(_ handlers: [Handler<A>],
                                _ body: nonisolated(nonsending) ([Reserved<A>]) async throws -> R) async rethrows -> R {
         let queues = await reserve(handlers)
-        return try await finishing({ try await body(zip(handlers, queues).map { Reserved($0, $1) }) }, then: {
+        let result: R
+        do {
+            result = try await body(zip(handlers, queues).map { Reserved($0, $1) })
+        } catch {
             for queue in queues { await end(queue) }
-        })
+            throw error
+        }
+        for queue in queues { await end(queue) }
+        return result
     }
 
     /// A block with a wait condition (SCOOP's `require` on a separate target): it runs once
@@ -95,7 +108,7 @@ public final class Client: @unchecked Sendable {
             }
         }
         queue.synced = true
-        return try await finishing({ try await body(Reserved(a, queue)) }, then: { await end(queue) })
+        return try await run(body, on: a, queue)
     }
 
     private nonisolated(nonsending) func separateRetrying<A, R>(_ a: Handler<A>, until condition: (A) -> Bool,
@@ -104,7 +117,7 @@ public final class Client: @unchecked Sendable {
             let queue = await reserve(a)
             await queue.sync()
             if condition(a.object) {
-                return try await finishing({ try await body(Reserved(a, queue)) }, then: { await end(queue) })
+                return try await run(body, on: a, queue)
             }
             let seen = a.version
             await end(queue)
@@ -209,17 +222,19 @@ public final class Client: @unchecked Sendable {
         return queues
     }
 
-    /// Runs a block's body and then `ending` (its END), whether the body returns or throws.
+    /// Runs a block's body on one reserved handler, then its END, whether the body returns or
+    /// throws. (No closures around the body: each would cost a check of the executor at its entry.)
     @inlinable
-    nonisolated(nonsending) func finishing<R>(_ body: nonisolated(nonsending) () async throws -> R, then ending: nonisolated(nonsending) () async -> Void) async rethrows -> R {
+    nonisolated(nonsending) func run<A, R>(_ body: nonisolated(nonsending) (Reserved<A>) async throws -> R,
+                                           on handler: Handler<A>, _ queue: PrivateQueue) async rethrows -> R {
         let result: R
         do {
-            result = try await body()
+            result = try await body(Reserved(handler, queue))
         } catch {
-            await ending()
+            await end(queue)
             throw error
         }
-        await ending()
+        await end(queue)
         return result
     }
 

@@ -167,6 +167,49 @@ final class GuaranteeTests: XCTestCase {
         }
     }
 
+    /// resMany: every two multi-reservations are in the same order on every handler they share.
+    /// Clients reserving the same two handlers as fast as they can leave the same journal on both.
+    func testMultiReservationsAreOrderedAlikeEverywhere() async {
+        for configuration in Configuration.allCases {
+            let (first, second) = await withRuntime(workers: 2, configuration) { runtime in
+                let x = Handler(Journal(), runtime: runtime), y = Handler(Journal(), runtime: runtime)
+                await runtime.clients(4) { index, client in
+                    for block in 0..<10_000 {
+                        let entry = Journal.Entry(client: index, block: block, seq: 0)
+                        if index % 2 == 0 {
+                            await client.separate(x, y) { a, b in await a.call { $0.entries.append(entry) }; await b.call { $0.entries.append(entry) } }
+                        } else {
+                            await client.separate(y, x) { b, a in await b.call { $0.entries.append(entry) }; await a.call { $0.entries.append(entry) } }
+                        }
+                    }
+                }
+                return await Client(runtime).separate(x, y) { a, b in
+                    (await a.query { UncheckedEntries($0.entries) }, await b.query { UncheckedEntries($0.entries) })
+                }
+            }
+            XCTAssertEqual(first.entries.count, 40_000, "\(configuration)")
+            XCTAssertTrue(first.entries == second.entries, "\(configuration): two handlers saw the blocks in different orders")
+        }
+    }
+
+    /// Handlers whose acts reserve each other do not keep each other alive: a client's queue holds
+    /// its handler without a reference, so once the program drops them, both are freed.
+    func testHandlersWhoseActsReserveEachOtherAreFreed() async {
+        let seen = WeakHandlers()
+        await withRuntime(workers: 2, .all) { runtime in
+            let a = Handler(Cell(), runtime: runtime), b = Handler(Cell(), runtime: runtime)
+            seen.keep(a, b)
+            let main = Client(runtime)
+            for (from, to) in [(a, b), (b, a)] {
+                await main.separate(from) { f in
+                    await f.call { _, client in await client.separate(to) { t in await t.call { $0.value += 1 } } }
+                }
+            }
+            for handler in [a, b] { _ = await main.separate(handler) { h in await h.query { $0.value } } }
+        }
+        XCTAssertTrue(seen.allFreed, "a handler outlived the program that used it")
+    }
+
     /// Multi-reservations of the same two handlers given in opposite orders never deadlock: the
     /// reservation locks are taken in handler order whatever order the block names them in.
     func testOppositeMultiReservationsNeverDeadlock() async {
@@ -213,18 +256,19 @@ final class GuaranteeTests: XCTestCase {
         // The two clients stay suspended for good; the runtime's threads are idle, so it is left as it is.
     }
 
-    /// Wait conditions: 2n workers take turns by parity on one counter (the condition benchmark).
+    /// Wait conditions: workers take turns on one counter, each waiting for its own residue (the
+    /// condition benchmark has two turns; four make a block granted out of turn far likelier).
     func testWaitConditionsLetWorkersTakeTurns() async {
         for configuration in Configuration.allCases {
             let (value, wrong) = await withRuntime(workers: 2, configuration) { runtime in
                 let data = Handler(Cell(), runtime: runtime)
                 let wrong = Counter()
                 await runtime.clients(8) { index, client in
-                    let parity = index % 2
+                    let turn = index % 4
                     for _ in 0..<100 {
-                        await client.separate(data, until: { $0.value % 2 == parity }) { d in
+                        await client.separate(data, until: { $0.value % 4 == turn }) { d in
                             // The condition still holds here: nobody ran between its test and this block.
-                            if await d.query({ $0.value }) % 2 != parity { wrong.add() }
+                            if await d.query({ $0.value }) % 4 != turn { wrong.add() }
                             await d.call { $0.value += 1 }
                         }
                     }
@@ -400,6 +444,25 @@ func threadCount() -> Int {
         let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
         return name.hasPrefix("separate-")
     }.count
+}
+
+/// Weak references to handlers, to see whether they are freed.
+final class WeakHandlers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var handlers: [WeakHandler] = []
+    private struct WeakHandler { weak var handler: HandlerCore? }
+
+    func keep(_ more: HandlerCore...) {
+        lock.lock()
+        handlers += more.map { WeakHandler(handler: $0) }
+        lock.unlock()
+    }
+
+    var allFreed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return handlers.allSatisfy { $0.handler == nil }
+    }
 }
 
 final class Counter: @unchecked Sendable {
