@@ -15,7 +15,7 @@
 // a client that goes away with blocks still queued does not free them.
 //
 // The handler is woken only at the points where the client needs it: when a block is reserved
-// (Handler.enqueue), at its end, at a sync and when the ring is full. Calls logged in between are
+// (HandlerCore.link), at its end, at a sync and when the ring is full. Calls logged in between are
 // seen at once by a running handler and at the next of those points by one that parked.
 
 import Synchronization
