@@ -38,7 +38,7 @@ public final class Client: @unchecked Sendable {
 
     // -- blocks ---------------------------------------------------------------------------
 
-    @inlinable
+    @inlinable @inline(__always)
     public nonisolated(nonsending) func separate<A, R>(_ a: Handler<A>, _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
         let queue = await reserve(a)
         return try await run(body, on: a, queue)
@@ -152,10 +152,23 @@ public final class Client: @unchecked Sendable {
 
     /// SEPARATE on one handler: its block's begin cell enters the handler's queue of queues (or,
     /// under `none` and `dynamic`, the client takes the handler's lock and logs into its queue).
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated(nonsending) func reserve<A>(_ handler: Handler<A>) async -> PrivateQueue {
         let queue = queue(for: handler)
         held += 1
+        if handler.shared == nil && queue.hasRoom {
+            // The common path, inlined into the caller with nothing to await: an async call that
+            // returns costs the caller a check of its executor.
+            handler.link(queue.beginNow(.begin))
+            handler.wakeBetweenBlocks()
+            queue.synced = false
+            return queue
+        }
+        return await reserveSlowly(handler, queue)
+    }
+
+    @usableFromInline
+    nonisolated(nonsending) func reserveSlowly<A>(_ handler: Handler<A>, _ queue: PrivateQueue) async -> PrivateQueue {
         if handler.shared != nil {
             await handler.blockLock.acquire(on: runtime.pool)
             await queue.put(.begin)
@@ -224,7 +237,7 @@ public final class Client: @unchecked Sendable {
 
     /// Runs a block's body on one reserved handler, then its END, whether the body returns or
     /// throws. (No closures around the body: each would cost a check of the executor at its entry.)
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated(nonsending) func run<A, R>(_ body: nonisolated(nonsending) (Reserved<A>) async throws -> R,
                                            on handler: Handler<A>, _ queue: PrivateQueue) async rethrows -> R {
         let result: R
@@ -239,9 +252,9 @@ public final class Client: @unchecked Sendable {
     }
 
     /// END: the handler moves on to its next client.
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated(nonsending) func end(_ queue: PrivateQueue) async {
-        await queue.put(.end)
+        if queue.hasRoom { queue.putNow(.end) } else { await queue.put(.end) }
         held -= 1
         queue.synced = false
         queue.publish()
@@ -261,9 +274,10 @@ public struct Reserved<Object: AnyObject> {
     }
 
     /// A command: logged and run later by the handler, in order, on its object.
-    @inlinable
+    @inlinable @inline(__always)
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object) -> Void) async {
-        await queue.put(.call(Handler<Object>.erase(command)))
+        let request = Request.call(Handler<Object>.erase(command))
+        if queue.hasRoom { queue.putNow(request) } else { await queue.put(request) }
         queue.synced = false
     }
 
@@ -278,9 +292,9 @@ public struct Reserved<Object: AnyObject> {
 
     /// A query: waits until the handler has run every call logged before it, then runs `read` here,
     /// on the client, while the handler waits on this block. Once synced, a query is a plain read.
-    @inlinable
+    @inlinable @inline(__always)
     public nonisolated(nonsending) func query<T>(_ read: (Object) throws -> T) async rethrows -> T {
-        await queue.sync()
+        if !(queue.coalesces && queue.synced) { await queue.awaitSync() }
         return try read(handler.object)
     }
 

@@ -27,6 +27,7 @@ public class HandlerCore: @unchecked Sendable {
     private static let ids = Atomic<UInt64>(1)
 
     @usableFromInline static var running: UInt { 0 }
+    static var patience: Int { 2_000 }
     @usableFromInline static var betweenBlocks: UInt { 1 }
     /// Running (or scheduled), parked between blocks, or parked on the private queue whose
     /// identity it holds.
@@ -240,6 +241,12 @@ public class HandlerCore: @unchecked Sendable {
     /// read here, the tail exchanged before the state is read there, all sequentially consistent,
     /// so at least one of the two sees the other.
     private func parkBetweenBlocks() -> Bool {
+        // Clients that keep reserving (mutex's) come back within microseconds: when this thread has
+        // nothing else to run, wait that long before parking, so the handler goes on running beside
+        // them rather than being woken again.
+        if runtime.pool.hasNothingElse() {
+            for _ in 0..<HandlerCore.patience where qoqHead != qoqTail.load(ordering: .relaxed) { return false }
+        }
         var spins = 0
         while qoqHead != qoqTail.load(ordering: .acquiring) {   // a link under way: it lands soon
             if HandlerCore.cell(qoqHead).pointee.link.load(ordering: .acquiring) != nil { return false }

@@ -200,6 +200,12 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         worker.afterJob.append(action)
     }
 
+    /// Whether the calling thread is one of the pool's with no job waiting for it.
+    func hasNothingElse() -> Bool {
+        guard let worker = Pool.currentWorker(), worker.pool === self else { return false }
+        return worker.next.load(ordering: .relaxed) == 0 && worker.queue.size.load(ordering: .relaxed) == 0
+    }
+
     /// Names the calling thread, as /proc, `top -H` and debuggers show it (Glibc's
     /// pthread_setname_np is not visible to Swift; a thread may write its own comm).
     static func name(_ name: String) {

@@ -128,6 +128,18 @@ final class PrivateQueue: @unchecked Sendable {
 
     // -- client side --------------------------------------------------------------------
 
+    /// Whether a request fits without a move or a wait.
+    @inlinable
+    var hasRoom: Bool { tail &- headSeen < capacity - 1 }
+
+    /// Logs one request that fits.
+    @inlinable
+    func putNow(_ request: Request) {
+        cells[tail & mask].request = request
+        tail &+= 1
+        published.store(tail, ordering: .releasing)
+    }
+
     /// Logs one request, waiting for room first if the ring is full.
     @inlinable
     nonisolated(nonsending) func put(_ request: Request) async {
