@@ -88,20 +88,13 @@ public final class Client: @unchecked Sendable {
         let queue = queue(for: a)
         held += 1
         let erased = Handler<A>.erase(condition)
-        await queue.makeRoomForBegin()
+        await queue.ensureRoom()
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             runtime.pool.whenSuspended {
                 // Set before the handler can see the block: granted, it resumes the client.
                 queue.condition = erased
                 queue.granted = continuation
-                switch a.claim(for: queue, when: erased) {
-                case true?:
-                    queue.condition = nil
-                    queue.granted = nil
-                    continuation.resume()
-                case false?:
-                    break
-                case nil:
+                if !a.claim(for: queue) {
                     a.link(queue.beginNow(.beginWhen))
                     a.wakeBetweenBlocks()
                 }
@@ -156,29 +149,14 @@ public final class Client: @unchecked Sendable {
     nonisolated(nonsending) func reserve<A>(_ handler: Handler<A>) async -> PrivateQueue {
         let queue = queue(for: handler)
         held += 1
-        if handler.shared == nil && queue.hasRoom {
-            // The common path, inlined into the caller with nothing to await: an async call that
-            // returns costs the caller a check of its executor.
-            handler.link(queue.beginNow(.begin))
-            handler.wakeBetweenBlocks()
-            queue.synced = false
-            return queue
-        }
-        return await reserveSlowly(handler, queue)
-    }
-
-    @usableFromInline
-    nonisolated(nonsending) func reserveSlowly<A>(_ handler: Handler<A>, _ queue: PrivateQueue) async -> PrivateQueue {
         if handler.shared != nil {
             await handler.blockLock.acquire(on: runtime.pool)
             await queue.put(.begin)
-            queue.synced = false
         } else {
-            let cell = await queue.begin()
-            handler.link(cell)
+            handler.link(await queue.begin())
             handler.wakeBetweenBlocks()
-            queue.synced = false
         }
+        queue.synced = false
         return queue
     }
 
@@ -254,7 +232,7 @@ public final class Client: @unchecked Sendable {
     /// END: the handler moves on to its next client.
     @inlinable @inline(__always)
     nonisolated(nonsending) func end(_ queue: PrivateQueue) async {
-        if queue.hasRoom { queue.putNow(.end) } else { await queue.put(.end) }
+        await queue.put(.end)
         held -= 1
         queue.synced = false
         queue.publish()
@@ -276,8 +254,7 @@ public struct Reserved<Object: AnyObject> {
     /// A command: logged and run later by the handler, in order, on its object.
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object) -> Void) async {
-        let request = Request.call(Handler<Object>.erase(command))
-        if queue.hasRoom { queue.putNow(request) } else { await queue.put(request) }
+        await queue.put(.call(Handler<Object>.erase(command)))
         queue.synced = false
     }
 
@@ -294,7 +271,7 @@ public struct Reserved<Object: AnyObject> {
     /// on the client, while the handler waits on this block. Once synced, a query is a plain read.
     @inlinable @inline(__always)
     public nonisolated(nonsending) func query<T>(_ read: (Object) throws -> T) async rethrows -> T {
-        if !(queue.coalesces && queue.synced) { await queue.awaitSync() }
+        await queue.sync()
         return try read(handler.object)
     }
 

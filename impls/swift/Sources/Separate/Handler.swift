@@ -27,8 +27,9 @@ public class HandlerCore: @unchecked Sendable {
     private static let ids = Atomic<UInt64>(1)
 
     @usableFromInline static var running: UInt { 0 }
-    static var patience: Int { 2_000 }
     @usableFromInline static var betweenBlocks: UInt { 1 }
+    /// Polls of an empty queue of queues before a handler with nothing else to do parks.
+    static var patience: Int { 2_000 }
     /// Running (or scheduled), parked between blocks, or parked on the private queue whose
     /// identity it holds.
     @usableFromInline let state = Atomic<UInt>(1)
@@ -113,25 +114,16 @@ public class HandlerCore: @unchecked Sendable {
     }
 
     /// A block with a wait condition, reserved while the handler is parked between blocks: the
-    /// client (once it has suspended) takes the handler over and tests the condition itself, with
-    /// no link and no run of the handler to get there. Nil if the handler was busy; true if
-    /// granted (the caller resumes itself; the handler now waits on its queue); false if the
-    /// client now waits among the handler's waiting blocks. (A block linked meanwhile by another
-    /// client is served after: single reservations have no order among clients.)
-    func claim(for queue: PrivateQueue, when condition: (AnyObject) -> Bool) -> Bool? {
+    /// client (once it has suspended) takes the handler over and admits its block itself, with no
+    /// link and no run of the handler to get there. False if the handler was busy. (A block linked
+    /// meanwhile by another client is served after: single reservations have no order among clients.)
+    func claim(for queue: PrivateQueue) -> Bool {
         guard state.load(ordering: .relaxed) == HandlerCore.betweenBlocks,
               state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
-                                    ordering: .acquiringAndReleasing).exchanged else { return nil }
-        _ = Unmanaged.passRetained(queue)
-        if condition(target) {
-            syncs += 1
-            current = queue
-            state.store(queue.identity, ordering: .releasing)
-            return true
-        }
-        waiting.append(queue)
-        if !parkBetweenBlocks() { runtime.start(self) }   // a block came meanwhile: run it
-        return false
+                                    ordering: .acquiringAndReleasing).exchanged else { return false }
+        _ = Unmanaged.passRetained(queue)                // as its begin cell would hold
+        if !admit(queue), !parkBetweenBlocks() { runtime.start(self) }   // a block came meanwhile
+        return true
     }
 
     @inlinable
@@ -171,12 +163,8 @@ public class HandlerCore: @unchecked Sendable {
                     if parkBetweenBlocks() { return .parked }
                     continue
                 }
-                if case .beginWhen = queue.take(), let condition = queue.condition {
-                    if condition(target) {
-                        grant(queue)
-                        return .parked
-                    }
-                    waiting.append(queue)
+                if case .beginWhen = queue.take() {
+                    if admit(queue) { return .parked }
                     continue
                 }
                 current = queue
@@ -303,6 +291,17 @@ public class HandlerCore: @unchecked Sendable {
             }
             for waiter in waiters { waiter() }
         }
+        return false
+    }
+
+    /// A block with a wait condition reaches the handler: granted if the condition holds, else it
+    /// waits with the others. True if granted.
+    private func admit(_ queue: PrivateQueue) -> Bool {
+        if queue.condition!(target) {
+            grant(queue)
+            return true
+        }
+        waiting.append(queue)
         return false
     }
 

@@ -117,10 +117,8 @@ final class PrivateQueue: @unchecked Sendable {
         let next = UnsafeMutablePointer<Cell>.allocate(capacity: larger)
         let owner = Unmanaged.passUnretained(self)
         for index in 0..<larger { (next + index).initialize(to: Cell(owner: owner)) }
-        cells[tail & mask].request = .moved(next, larger)
+        putNow(.moved(next, larger))
         (cells, capacity, mask) = (next, larger, larger - 1)
-        tail &+= 1
-        published.store(tail, ordering: .releasing)
     }
 
     /// The value of the handler's state word that means "parked, waiting on this queue".
@@ -140,34 +138,32 @@ final class PrivateQueue: @unchecked Sendable {
         published.store(tail, ordering: .releasing)
     }
 
+    /// Makes room for one request: nothing to await in the common case, which is inlined into the
+    /// caller (an async call that returns costs the caller a check of its executor).
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func ensureRoom() async {
+        if !hasRoom { await makeRoom() }
+    }
+
     /// Logs one request, waiting for room first if the ring is full.
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated(nonsending) func put(_ request: Request) async {
-        if tail &- headSeen >= capacity - 1 { await makeRoom() }
-        cells[tail & mask].request = request
-        tail &+= 1
-        published.store(tail, ordering: .releasing)
+        await ensureRoom()
+        putNow(request)
     }
 
     /// Writes a begin cell and returns it, holding a reference to this queue, to be linked.
     @inlinable
     nonisolated(nonsending) func begin(_ kind: Request = .begin) async -> UnsafeMutableRawPointer {
-        await makeRoomForBegin()
+        await ensureRoom()
         return beginNow(kind)
-    }
-
-    @inlinable
-    nonisolated(nonsending) func makeRoomForBegin() async {
-        if tail &- headSeen >= capacity - 1 { await makeRoom() }
     }
 
     /// `begin` once there is room.
     @inlinable
     func beginNow(_ kind: Request) -> UnsafeMutableRawPointer {
         let cell = cells + (tail & mask)
-        cell.pointee.request = kind
-        tail &+= 1
-        published.store(tail, ordering: .releasing)
+        putNow(kind)
         _ = Unmanaged.passRetained(self)
         return UnsafeMutableRawPointer(cell)
     }
@@ -184,12 +180,12 @@ final class PrivateQueue: @unchecked Sendable {
     @usableFromInline
     nonisolated(nonsending) func makeRoom() async {
         headSeen = consumed.load(ordering: .acquiring)   // the cached head may just be stale
-        if tail &- headSeen < capacity - 1 { return }
+        if hasRoom { return }
         if capacity < PrivateQueue.maximumCapacity || (client?.held ?? 0) > 1 {
             grow()
             return
         }
-        while tail &- headSeen >= capacity - 1 {
+        while !hasRoom {
             publish()
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 handler.runtime.pool.whenSuspended {
@@ -208,7 +204,7 @@ final class PrivateQueue: @unchecked Sendable {
 
     /// SYNC: returns when the handler has run everything logged so far and waits on this queue; at
     /// once if it already does and nothing was logged since (dynamic sync coalescing).
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated(nonsending) func sync() async {
         if coalesces && synced { return }
         await awaitSync()
@@ -216,12 +212,10 @@ final class PrivateQueue: @unchecked Sendable {
 
     @usableFromInline
     nonisolated(nonsending) func awaitSync() async {
-        if tail &- headSeen >= capacity - 1 { await makeRoom() }
+        await ensureRoom()
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             handler.runtime.pool.whenSuspended {
-                self.cells[self.tail & self.mask].request = .sync(continuation)
-                self.tail &+= 1
-                self.published.store(self.tail, ordering: .releasing)
+                self.putNow(.sync(continuation))
                 self.publish()
             }
         }
