@@ -39,17 +39,17 @@ struct Work {
 }
 
 /// A FIFO of work under a spin lock: a worker's own queue or the pool's injector.
-final class JobQueue: @unchecked Sendable {
+final class WorkQueue: @unchecked Sendable {
     private let lock = SpinLock()
     private var ring: [Work?] = Array(repeating: nil, count: 64)
     private var head = 0, count = 0
-    /// How many jobs it holds, readable without the lock (searchers and parkers look first).
+    /// How much work it holds, readable without the lock (searchers and parkers look first).
     let size = Atomic<Int>(0)
 
-    func push(_ job: Work) {
+    func push(_ work: Work) {
         lock.lock()
         if count == ring.count { grow() }
-        ring[(head + count) & (ring.count - 1)] = job
+        ring[(head + count) & (ring.count - 1)] = work
         count += 1
         size.store(count, ordering: .sequentiallyConsistent)
         lock.unlock()
@@ -82,7 +82,7 @@ final class Worker: @unchecked Sendable {
     let index: Int
     /// The hand-off slot: a job's bits, 0 when empty. Its worker and stealing workers exchange it.
     let next = Atomic<UInt>(0)
-    let queue = JobQueue()
+    let queue = WorkQueue()
     // Parking: `parked` under the condition's lock.
     let parking = NSCondition()
     var parked = false
@@ -108,7 +108,7 @@ final class Worker: @unchecked Sendable {
 public final class Pool: TaskExecutor, @unchecked Sendable {
     public let width: Int
     let workers: [Worker]
-    private let injector = JobQueue()
+    private let injector = WorkQueue()
     private let sleepers = Atomic<Int>(0)
     private let searching = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
@@ -174,11 +174,11 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         submit(Work(UnownedJob(job)))
     }
 
-    func submit(_ job: Work) {
+    func submit(_ work: Work) {
         if let raw = pthread_getspecific(Pool.key) {
             let done = Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker -> Bool in
                 guard worker.pool === self else { return false }
-                let displaced = worker.next.exchange(job.bits, ordering: .acquiringAndReleasing)
+                let displaced = worker.next.exchange(work.bits, ordering: .acquiringAndReleasing)
                 if displaced != 0 {
                     worker.queue.push(Work(bits: displaced))
                     notify()
@@ -187,7 +187,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
             }
             if done { return }
         }
-        injector.push(job)
+        injector.push(work)
         notify()
     }
 
