@@ -84,7 +84,7 @@ public final class Client: @unchecked Sendable {
     /// is false, and tries again after a block of another client ran calls.)
     public nonisolated(nonsending) func separate<A, R>(_ a: Handler<A>, until condition: @escaping (A) -> Bool,
                                _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
-        if a.shared != nil { return try await separateRetrying(a, until: condition, body) }
+        if a.locksBlocks { return try await separateRetrying(a, until: condition, body) }
         let queue = queue(for: a)
         held += 1
         let erased = Handler<A>.erase(condition)
@@ -124,7 +124,7 @@ public final class Client: @unchecked Sendable {
 
     @inlinable
     func queue<A>(for handler: Handler<A>) -> PrivateQueue {
-        if let shared = handler.shared { return shared }
+        if handler.locksBlocks { return handler.shared.unsafelyUnwrapped }
         if recentID == handler.id { return unsafeDowncast(recent.unsafelyUnwrapped, to: PrivateQueue.self) }
         return lookUp(handler)
     }
@@ -149,7 +149,7 @@ public final class Client: @unchecked Sendable {
     nonisolated(nonsending) func reserve<A>(_ handler: Handler<A>) async -> PrivateQueue {
         let queue = queue(for: handler)
         held += 1
-        if handler.shared != nil {
+        if handler.locksBlocks {
             await handler.blockLock.acquire(on: runtime.pool)
             await queue.put(.begin)
         } else {
@@ -169,7 +169,7 @@ public final class Client: @unchecked Sendable {
         let (qa, qb) = (queue(for: a), queue(for: b))
         held += 2
         let (first, second): (HandlerCore, HandlerCore) = a.id < b.id ? (a, b) : (b, a)
-        if a.shared != nil {
+        if a.locksBlocks {
             await first.blockLock.acquire(on: runtime.pool)
             await second.blockLock.acquire(on: runtime.pool)
             await qa.put(.begin)
@@ -198,7 +198,7 @@ public final class Client: @unchecked Sendable {
         for (earlier, later) in zip(order, order.dropFirst()) {
             precondition(handlers[earlier].id != handlers[later].id, "a block reserves each handler once")
         }
-        if handlers.first?.shared != nil {
+        if handlers.first?.locksBlocks == true {
             for index in order { await handlers[index].blockLock.acquire(on: runtime.pool) }
             for queue in queues { await queue.put(.begin) }
         } else {
@@ -236,7 +236,7 @@ public final class Client: @unchecked Sendable {
         held -= 1
         queue.synced = false
         queue.publish()
-        if queue.handler.shared != nil { queue.handler.blockLock.release() }
+        if queue.handler.locksBlocks { queue.handler.blockLock.release() }
     }
 }
 

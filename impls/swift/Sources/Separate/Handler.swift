@@ -34,25 +34,33 @@ public class HandlerCore: @unchecked Sendable {
     /// identity it holds.
     @usableFromInline let state = Atomic<UInt>(1)
 
-    // The queue of queues, after D. Vyukov's intrusive multi-producer queue: producers exchange the
-    // tail and then link; the handler alone moves the head. Nodes are begin cells, and a stub.
-    @usableFromInline let qoqTail: Atomic<UnsafeMutableRawPointer>
-    private var qoqHead: UnsafeMutableRawPointer
-    private let stub: UnsafeMutablePointer<Cell>
     // Held while a multi-reservation links its begin cells into several queues of queues, so two of
     // them are in the same order everywhere (Sec. 3.3).
     @usableFromInline let reservation = SpinLock()
 
-    // `none` and `dynamic`: the one queue, which a client locks for its whole block, and a version
-    // that changes whenever a block ran calls, with the clients waiting for it to change (they
-    // test their wait conditions themselves).
-    @usableFromInline private(set) var shared: PrivateQueue?
+    // `none` and `dynamic`: the one queue, which a client locks for its whole block.
+    @usableFromInline final private(set) var shared: PrivateQueue?
+    /// `none` and `dynamic`: blocks lock the one shared queue (set once, at init).
+    @usableFromInline final let locksBlocks: Bool
     @usableFromInline let blockLock = AsyncLock()
+
+    // The queue of queues, after D. Vyukov's intrusive multi-producer queue: producers exchange the
+    // tail and then link; the handler alone moves the head. Nodes are begin cells, and a stub.
+    // (Each side on a cache line of its own, see Padding.)
+    @usableFromInline let tailLine = Padding()
+    @usableFromInline let qoqTail: Atomic<UnsafeMutableRawPointer>
+    @usableFromInline let headLine = Padding()
+    private var qoqHead: UnsafeMutableRawPointer
+    private let stub: UnsafeMutablePointer<Cell>
+
+    // `none` and `dynamic`: a version that changes whenever a block ran calls, with the clients
+    // waiting for it to change (they test their wait conditions themselves).
     private let changes = Locked<(version: Int, waiters: [@Sendable () -> Void])>((0, []))
 
     // Only the running handler, or a client that claimed it, touches these. The block's queue is
-    // kept alive by the reference its begin holds (or, for `shared`, by the handler).
-    private unowned(unsafe) var current: PrivateQueue?
+    // kept alive by the reference its begin holds (or, for `shared`, by the handler): unmanaged,
+    // so the loop counts no references per request.
+    private var current: Unmanaged<PrivateQueue>?
     private var ranCalls = false
     private var waiting: [PrivateQueue] = []
     // The handler as a client of other handlers (SCOOP: a processor's calls are its own clients),
@@ -64,6 +72,7 @@ public class HandlerCore: @unchecked Sendable {
         id = HandlerCore.ids.wrappingAdd(1, ordering: .relaxed).oldValue
         self.runtime = runtime
         self.target = target
+        locksBlocks = runtime.locksBlocks
         stub = .allocate(capacity: 1)
         stub.initialize(to: Cell(owner: nil))
         qoqHead = UnsafeMutableRawPointer(stub)
@@ -72,7 +81,7 @@ public class HandlerCore: @unchecked Sendable {
             // Set once, here, before anyone can see the handler; it waits on that queue for good.
             let queue = PrivateQueue(handler: self, client: nil)
             shared = queue
-            current = queue
+            current = Unmanaged.passUnretained(queue)
             state.store(queue.identity, ordering: .relaxed)
         }
     }
@@ -90,7 +99,7 @@ public class HandlerCore: @unchecked Sendable {
 
     /// Schedules the handler if it is parked where `place` says (a queue's identity, or between blocks).
     @inlinable
-    func wake(from place: UInt) {
+    final func wake(from place: UInt) {
         if state.load(ordering: .relaxed) == place,
            state.compareExchange(expected: place, desired: HandlerCore.running, ordering: .acquiringAndReleasing).exchanged {
             runtime.start(self)
@@ -99,7 +108,7 @@ public class HandlerCore: @unchecked Sendable {
 
     /// Links a begin cell into the queue of queues; the caller wakes the handler after.
     @inlinable
-    func link(_ cell: UnsafeMutableRawPointer) {
+    final func link(_ cell: UnsafeMutableRawPointer) {
         HandlerCore.cell(cell).pointee.link.store(nil, ordering: .relaxed)
         let previous = qoqTail.exchange(cell, ordering: .sequentiallyConsistent)
         HandlerCore.cell(previous).pointee.link.store(cell, ordering: .releasing)
@@ -107,7 +116,7 @@ public class HandlerCore: @unchecked Sendable {
 
     /// After a link: the exchange already ordered it before this load (see `parkBetweenBlocks`).
     @inlinable
-    func wakeBetweenBlocks() {
+    final func wakeBetweenBlocks() {
         if state.load(ordering: .sequentiallyConsistent) == HandlerCore.betweenBlocks {
             wake(from: HandlerCore.betweenBlocks)
         }
@@ -159,46 +168,33 @@ public class HandlerCore: @unchecked Sendable {
     func proceed() -> Outcome {
         while true {
             if current == nil {
-                guard let queue = nextBlock() else {
+                guard let cell = popCell() else {
                     if parkBetweenBlocks() { return .parked }
                     continue
                 }
-                if case .beginWhen = queue.take() {
-                    if admit(queue) { return .parked }
+                let owner = HandlerCore.cell(cell).pointee.owner!
+                if case .beginWhen = owner._withUnsafeGuaranteedRef({ $0.take() }) {
+                    if admit(owner.takeUnretainedValue()) { return .parked }
                     continue
                 }
-                current = queue
+                current = owner
             }
-            let queue = current!
-            drain: while let request = queue.take() {
-                switch request {
-                case .call(let call):
-                    call(target)
-                    ranCalls = true
-                case .act(let act):
-                    ranCalls = true
-                    return .act(act)
-                case .sync(let client):
-                    syncs += 1
-                    // Parked before the client runs again: it wakes the handler when it needs it.
-                    state.store(queue.identity, ordering: .releasing)
-                    client.resume()
-                    return .parked
-                case .end:
-                    if ended(queue) { return .parked }
-                    break drain
-                case .begin, .beginWhen, .empty, .moved:
-                    break
-                }
+            let owner = current!
+            switch owner._withUnsafeGuaranteedRef({ $0.runCalls(on: target, ran: &ranCalls) }) {
+            case .act(let act):
+                return .act(act)
+            case .sync(let client):
+                syncs += 1
+                // Parked before the client runs again: it wakes the handler when it needs it.
+                state.store(UInt(bitPattern: owner.toOpaque()), ordering: .releasing)
+                client.resume()
+                return .parked
+            case .end:
+                if ended(owner) { return .parked }
+            case .caughtUp:
+                if current?.toOpaque() == owner.toOpaque(), parkInBlock(owner.takeUnretainedValue()) { return .parked }
             }
-            if current === queue, parkInBlock(queue) { return .parked }
         }
-    }
-
-    /// The next block's queue from the queue of queues, or nil if none is linked yet.
-    private func nextBlock() -> PrivateQueue? {
-        guard let cell = popCell() else { return nil }
-        return HandlerCore.cell(cell).pointee.owner!.takeUnretainedValue()
     }
 
     private func popCell() -> UnsafeMutableRawPointer? {
@@ -264,13 +260,15 @@ public class HandlerCore: @unchecked Sendable {
     }
 
     /// END: the block is over. True if the handler was handed to a waiting client.
-    private func ended(_ queue: PrivateQueue) -> Bool {
-        if queue.isDrained { queue.releaseProducer() }   // its client may wait for room
+    private func ended(_ owner: Unmanaged<PrivateQueue>) -> Bool {
+        owner._withUnsafeGuaranteedRef { queue in
+            if queue.isDrained { queue.releaseProducer() }   // its client may wait for room
+        }
         let changed = ranCalls
         ranCalls = false
         if shared == nil {
             current = nil
-            Unmanaged.passUnretained(queue).release()   // the begin cell's reference
+            owner.release()   // the begin cell's reference
             if changed && !waiting.isEmpty {
                 var index = 0
                 while index < waiting.count {
@@ -308,7 +306,7 @@ public class HandlerCore: @unchecked Sendable {
     /// Hands the handler, reserved and synced, to a client whose wait condition holds.
     private func grant(_ queue: PrivateQueue) {
         syncs += 1
-        current = queue
+        current = Unmanaged.passUnretained(queue)
         queue.condition = nil
         let client = queue.granted!
         queue.granted = nil
@@ -341,21 +339,42 @@ public final class Handler<Object: AnyObject>: HandlerCore, @unchecked Sendable 
     @inlinable
     var object: Object { unsafeDowncast(target, to: Object.self) }
 
-    /// A closure on the object, as the loop calls it (see Request).
+    /// A closure on the object, as the loop calls it (see Request). The closure is cast inside a
+    /// struct generic over the object: cast bare, as a generic value, it would be re-abstracted
+    /// through thunks, one allocation per call; a field of type `(O) -> Void` has one layout for
+    /// every class O.
     @inlinable
     static func erase(_ call: @escaping @Sendable (Object) -> Void) -> @Sendable (AnyObject) -> Void {
-        unsafeBitCast(call, to: (@Sendable (AnyObject) -> Void).self)
+        unsafeBitCast(Erased(call), to: Erased<AnyObject>.self).call
     }
 
     @inlinable
     static func erase(_ act: @escaping @Sendable (Object, Client) async -> Void) -> @Sendable (AnyObject, Client) async -> Void {
-        unsafeBitCast(act, to: (@Sendable (AnyObject, Client) async -> Void).self)
+        unsafeBitCast(ErasedAct(act), to: ErasedAct<AnyObject>.self).act
     }
 
     @inlinable
     static func erase(_ condition: @escaping (Object) -> Bool) -> (AnyObject) -> Bool {
-        unsafeBitCast(condition, to: ((AnyObject) -> Bool).self)
+        unsafeBitCast(ErasedCondition(condition), to: ErasedCondition<AnyObject>.self).condition
     }
+}
+
+@usableFromInline
+struct Erased<O: AnyObject> {
+    @usableFromInline let call: @Sendable (O) -> Void
+    @inlinable init(_ call: @escaping @Sendable (O) -> Void) { self.call = call }
+}
+
+@usableFromInline
+struct ErasedAct<O: AnyObject> {
+    @usableFromInline let act: @Sendable (O, Client) async -> Void
+    @inlinable init(_ act: @escaping @Sendable (O, Client) async -> Void) { self.act = act }
+}
+
+@usableFromInline
+struct ErasedCondition<O: AnyObject> {
+    @usableFromInline let condition: (O) -> Bool
+    @inlinable init(_ condition: @escaping (O) -> Bool) { self.condition = condition }
 }
 
 /// A FIFO lock a task waits for by suspending (never by blocking its thread).
@@ -366,7 +385,7 @@ final class AsyncLock: @unchecked Sendable {
     init() {}
 
     @usableFromInline
-    nonisolated(nonsending) func acquire(on pool: Pool) async {
+    @concurrent func acquire(on pool: Pool) async {
         let free = state.withLock { state -> Bool in
             if state.locked { return false }
             state.locked = true

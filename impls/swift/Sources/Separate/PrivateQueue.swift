@@ -58,31 +58,24 @@ final class PrivateQueue: @unchecked Sendable {
     // their clients' caches. A client reaches its queue only through the handler it reserves, and a
     // handler with work is kept by its runner.
     @usableFromInline unowned(unsafe) let handler: HandlerCore
+    // The client whose queue this is (nil for the one queue of `none` and `dynamic`): how many
+    // blocks it holds decides whether it may wait for room.
+    @usableFromInline unowned(unsafe) let client: Client?
+    @usableFromInline let coalesces: Bool
+
+    // -- the client's side (a cache line of its own, see Padding)
+    @usableFromInline let clientLine = Padding()
     // The ring the client writes, and the ring the handler reads: the same but for the moments
     // between a move and the handler reaching its `moved` cell.
     @usableFromInline var cells: UnsafeMutablePointer<Cell>
     @usableFromInline var capacity: Int
     @usableFromInline var mask: Int
-    var readCells: UnsafeMutablePointer<Cell>
-    var readCapacity: Int
-    var readMask: Int
-    // The client whose queue this is (nil for the one queue of `none` and `dynamic`): how many
-    // blocks it holds decides whether it may wait for room.
-    @usableFromInline unowned(unsafe) let client: Client?
-
-    // -- the client's side
     @usableFromInline var tail = 0
     @usableFromInline var headSeen = 0
     /// The handler has run everything logged so far and waits on this queue (dynamic sync
     /// coalescing, Sec. 3.4.1).
     @usableFromInline var synced = false
-    @usableFromInline let coalesces: Bool
     @usableFromInline let published = Atomic<Int>(0)
-
-    // -- the handler's side
-    var head = 0
-    var tailSeen = 0
-    @usableFromInline let consumed = Atomic<Int>(0)
 
     // -- a client waiting for room
     let producerWaiting = Atomic<Bool>(false)
@@ -91,6 +84,16 @@ final class PrivateQueue: @unchecked Sendable {
     // -- a reservation with a wait condition, written before its `beginWhen` cell is linked
     var condition: ((AnyObject) -> Bool)?
     var granted: UnsafeContinuation<Void, Never>?
+
+    // -- the handler's side
+    let handlerLine = Padding()
+    var readCells: UnsafeMutablePointer<Cell>
+    var readCapacity: Int
+    var readMask: Int
+    var head = 0
+    var tailSeen = 0
+    @usableFromInline let consumed = Atomic<Int>(0)
+    let endLine = Padding()
 
     init(handler: HandlerCore, client: Client?) {
         self.handler = handler
@@ -133,7 +136,8 @@ final class PrivateQueue: @unchecked Sendable {
     /// Logs one request that fits.
     @inlinable
     func putNow(_ request: Request) {
-        cells[tail & mask].request = request
+        // The handler left the cell empty (nothing to release): initialized, not assigned.
+        withUnsafeMutablePointer(to: &cells[tail & mask].request) { $0.initialize(to: request) }
         tail &+= 1
         published.store(tail, ordering: .releasing)
     }
@@ -172,13 +176,14 @@ final class PrivateQueue: @unchecked Sendable {
     @inlinable
     func publish() {
         atomicMemoryFence(ordering: .sequentiallyConsistent)
-        handler.wake(from: identity)
+        let identity = identity
+        Unmanaged.passUnretained(handler)._withUnsafeGuaranteedRef { $0.wake(from: identity) }
     }
 
     /// The ring is full (but for the cell kept for a move): grows it, or, at the bound and holding
     /// no other handler, waits for room.
     @usableFromInline
-    nonisolated(nonsending) func makeRoom() async {
+    @concurrent func makeRoom() async {
         headSeen = consumed.load(ordering: .acquiring)   // the cached head may just be stale
         if hasRoom { return }
         if capacity < PrivateQueue.maximumCapacity || (client?.held ?? 0) > 1 {
@@ -235,9 +240,14 @@ final class PrivateQueue: @unchecked Sendable {
                     return nil
                 }
             }
-            let cell = readCells + (head & readMask)
-            let request = cell.pointee.request
-            cell.pointee.request = .empty
+            // Moved out, not copied: no reference counted for the closure. (Left empty: measured,
+            // the handler's write to the line makes the client's next write to it cheaper, not
+            // dearer.)
+            let request = withUnsafeMutablePointer(to: &readCells[head & readMask].request) { slot in
+                let request = slot.move()
+                slot.initialize(to: .empty)
+                return request
+            }
             head &+= 1
             if case .moved(let next, let size) = request {
                 readCells.deinitialize(count: readCapacity)
@@ -251,6 +261,39 @@ final class PrivateQueue: @unchecked Sendable {
             if case .moved = request { continue }
             return request
         }
+    }
+
+    /// What stopped `runCalls`.
+    enum Stop {
+        /// The client has logged nothing more yet.
+        case caughtUp
+        case end
+        case sync(UnsafeContinuation<Void, Never>)
+        /// A call that is a client itself, taken off the queue: it runs in a runner.
+        case act(@Sendable (AnyObject, Client) async -> Void)
+    }
+
+    /// Runs the calls logged on `target`, in order, until the block's END, a sync, an act or the
+    /// last request logged so far; sets `ran` if it ran one. (A method of the queue so that the
+    /// loop holds it without counting references.)
+    func runCalls(on target: AnyObject, ran: inout Bool) -> Stop {
+        while let request = take() {
+            switch request {
+            case .call(let call):
+                call(target)
+                ran = true
+            case .act(let act):
+                ran = true
+                return .act(act)
+            case .sync(let client):
+                return .sync(client)
+            case .end:
+                return .end
+            case .begin, .beginWhen, .empty, .moved:
+                break
+            }
+        }
+        return .caughtUp
     }
 
     /// Whether the handler has taken everything it has seen logged.
