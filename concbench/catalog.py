@@ -60,7 +60,7 @@ class Benchmark:
     title: str
     origin: str
     category: str
-    spec: str
+    spec: str                  # its definition, relative to the repository root (docs/benchmarks/<id>.md)
     param_name: str
     sizes: dict[str, SizeSet]
     references: dict[str, tuple[str, ...]]
@@ -70,6 +70,9 @@ class Benchmark:
     repeatable: bool = False   # the spec lets `--option repeat=k` time k back-to-back kernels as one iteration
     defaults: dict[str, str] = field(default_factory=dict)   # the spec's option defaults; "{param}" = the parameter
     formula: str = ""          # the spec's closed form of the result, e.g. "count={n * m}" (`result_formula`)
+    # Options that change how a program runs, never its answer (a runtime configuration): left out of
+    # the key of results that must agree, each value voting apart (`neutral_options`).
+    neutral_options: tuple[str, ...] = ()
 
     def with_defaults(self, param: str, options: dict[str, str]) -> dict[str, str]:
         """The options of a point with the spec's defaults filled in ("{param}" is the parameter)."""
@@ -294,7 +297,7 @@ def load_benchmark(path: Path) -> Benchmark:
         title=_require(data, "title", path),
         origin=_require(data, "origin", path),
         category=data.get("category", ""),
-        spec=data.get("spec", f"{benchmark_id}.md"),
+        spec=data.get("spec", f"docs/benchmarks/{benchmark_id}.md"),
         param_name=data.get("param_name", "N"),
         sizes=sizes,
         references=references,
@@ -303,6 +306,7 @@ def load_benchmark(path: Path) -> Benchmark:
         repeatable=bool(data.get("repeatable", False)),
         defaults={str(k): str(v) for k, v in data.get("defaults", {}).items()},
         formula=_checked_formula(data.get("result_formula", ""), path),
+        neutral_options=tuple(str(o) for o in data.get("neutral_options", ())),
         expected_metrics={
             metric: {str(param): value for param, value in table.items()}
             for metric, table in data.get("expected_metrics", {}).items()

@@ -82,7 +82,7 @@ def list_command(as_json: bool) -> int:
     """Benchmarks and variants, and whether each variant can run here."""
     catalog = _catalog()
     benchmarks = [
-        {"id": b.id, "title": b.title, "origin": b.origin, "category": b.category,
+        {"id": b.id, "title": b.title, "origin": b.origin, "category": b.category, "spec": b.spec,
          "sizes": {name: [p.param for p in b.sizes[name].points] for name in SIZE_SETS}}
         for b in catalog.benchmarks.values()
     ]
@@ -102,7 +102,8 @@ def list_command(as_json: bool) -> int:
     if as_json:
         console.print_json(json.dumps({"benchmarks": benchmarks, "variants": variants}))
         return EXIT_OK
-    table = Table(title="Benchmarks", header_style="bold")
+    table = Table(title="Benchmarks", header_style="bold",
+                  caption="each benchmark's definition: docs/benchmarks/<id>.md")
     for column in ("id", "category", "origin", "test", "quick", "paper"):
         table.add_column(column)
     for b in benchmarks:

@@ -166,7 +166,8 @@ class Session:
                 self.store.record_run(session_id, run)
                 result.runs.append(run)
                 self.progress.run_finished(run)
-        for run in cross_check(result.runs):
+        neutral = {b.id: b.neutral_options for b in self.catalog.benchmarks.values()}
+        for run in cross_check(result.runs, neutral):
             self.store.update_verification(run)
         return result
 

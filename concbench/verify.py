@@ -8,6 +8,7 @@ its stall, exit code and signal fields."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -108,38 +109,45 @@ def judge(run: RunRecord, benchmark: Benchmark, expected_iterations: int, ending
 class _Vote:
     run: RunRecord
     position: int          # index into run.iterations
+    voter: tuple           # the variant, and the values of the benchmark's neutral options
 
 
 def _majority(votes: list[_Vote]) -> tuple[str | None, int]:
     """The result a strict majority of the variants gave, and how many variants voted."""
-    variants_by_result: dict[str, set[str]] = defaultdict(set)
+    variants_by_result: dict[str, set[tuple]] = defaultdict(set)
     voters = set()
     for vote in votes:
-        variants_by_result[vote.run.iterations[vote.position].result].add(vote.run.variant)
-        voters.add(vote.run.variant)
+        variants_by_result[vote.run.iterations[vote.position].result].add(vote.voter)
+        voters.add(vote.voter)
     winners = [r for r, who in variants_by_result.items() if len(who) * 2 > len(voters)]
     return (winners[0] if len(winners) == 1 else None), len(voters)
 
 
-def agreement_key(run: RunRecord, index: int) -> tuple:
-    """Results that must agree: one benchmark, parameter, iteration and every option but the shape
-    and the inner repetitions, which change the program, never the answer."""
-    options = tuple(sorted((k, v) for k, v in run.options.items() if k not in ("shape", REPEAT)))
+def agreement_key(run: RunRecord, index: int, neutral: Collection[str] = ()) -> tuple:
+    """Results that must agree: one benchmark, parameter, iteration and every option but the shape,
+    the inner repetitions and the benchmark's neutral options, which change the program or how it
+    runs, never the answer."""
+    options = tuple(sorted((k, v) for k, v in run.options.items() if k not in ("shape", REPEAT, *neutral)))
     return run.benchmark, run.param, options, index
 
 
-def cross_check(runs: list[RunRecord]) -> list[RunRecord]:
+def cross_check(runs: list[RunRecord], neutral: Mapping[str, Collection[str]] | None = None) -> list[RunRecord]:
     """Agreement where no reference exists; returns the runs whose verdicts changed.
 
-    With at least two variants in a group (agreement_key): the majority's result is `agreed`, the
-    odd ones out `wrong`, and every result is `disagree` when no strict majority of variants exists."""
+    `neutral` maps a benchmark to its neutral options (Benchmark.neutral_options): each value of
+    them votes apart, so one variant run under several runtime configurations can confirm itself.
+    With at least two voters in a group (agreement_key): the majority's result is `agreed`, the
+    odd ones out `wrong`, and every result is `disagree` when no strict majority of voters exists."""
+    neutral = neutral or {}
     groups: dict[tuple, list[_Vote]] = defaultdict(list)
     for run in runs:
         if run.status not in (RunStatus.OK, RunStatus.WRONG, RunStatus.DISAGREE):
             continue
+        names = tuple(neutral.get(run.benchmark, ()))
+        voter = (run.variant, *(run.options.get(name) for name in names))
         for position, it in enumerate(run.iterations):
             if it.verdict in (Verdict.UNVERIFIED, Verdict.AGREED, Verdict.DISAGREE):
-                groups[agreement_key(run, it.index)].append(_Vote(run, position))
+                groups[agreement_key(run, it.index, names)].append(_Vote(run, position, voter))
     changed: dict[int, RunRecord] = {}
     for votes in groups.values():
         majority, voters = _majority(votes)

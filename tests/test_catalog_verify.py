@@ -134,6 +134,41 @@ def test_agreement_without_a_majority_is_disagree():
     assert {r.status for r in runs} == {"disagree"}
 
 
+def test_half_of_the_variants_is_no_majority():
+    from concbench.verify import cross_check
+    for results in (["1", "1", "2", "2"], ["1", "1", "2", "3"]):
+        runs = [_run(f"{name}/x", [r]) for name, r in zip("abcd", results)]
+        cross_check(runs)
+        assert {it.verdict for r in runs for it in r.iterations} == {"disagree"}, results
+
+
+def test_neutral_options_leave_the_key_and_each_value_votes_apart():
+    from concbench.verify import agreement_key, cross_check
+    runs = [_run("swift/qs", ["7"]) for _ in range(3)]
+    for run, config in zip(runs, ("none", "qoq", "all")):
+        run.options = {"config": config, "n": "3"}
+    neutral = {"countdown": ("config",)}
+    assert len({agreement_key(r, 0, neutral["countdown"]) for r in runs}) == 1
+    assert len({agreement_key(r, 0) for r in runs}) == 3
+    cross_check(runs, neutral)
+    assert {it.verdict for r in runs for it in r.iterations} == {"agreed"}
+    odd = [_run("swift/qs", ["7"]), _run("swift/qs", ["7"]), _run("swift/qs", ["8"])]
+    for run, config in zip(odd, ("none", "qoq", "all")):
+        run.options = {"config": config}
+    cross_check(odd, neutral)
+    assert [r.iterations[0].verdict for r in odd] == ["agreed", "agreed", "wrong"]
+    alone = [_run("swift/qs", ["7"]), _run("swift/qs", ["7"])]
+    assert cross_check(alone, neutral) == []    # the same voter twice is still one voter
+
+
+def test_every_neutral_option_is_an_option_some_variant_takes(catalog):
+    declared = {b.id: b.neutral_options for b in catalog.benchmarks.values() if b.neutral_options}
+    assert "config" in declared["mutex"]
+    for benchmark, names in declared.items():
+        taken = {o for v in catalog.variants.values() if benchmark in v.served for o in v.served[benchmark].options}
+        assert set(names) <= taken, (benchmark, set(names) - taken)
+
+
 def test_one_variant_alone_stays_unverified_and_references_are_untouched():
     from concbench.verify import cross_check
     lonely = [_run("a/x", ["1"]), _run("a/x", ["1"])]

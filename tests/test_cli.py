@@ -51,6 +51,13 @@ def test_a_protocol_error_names_the_line_and_a_snippet(cli):
     assert "line 3" in run["message"] and "Hello from stdout" in run["message"]
 
 
+def test_a_run_that_exits_0_without_saying_hello_is_malformed(cli):
+    done = cli("run", *FAKE, "-v", "fake/silent", "--param", "10")
+    assert done.returncode == 1
+    run = cli.export()["runs"][0]
+    assert (run["status"], run["reason"], run["message"]) == ("malformed", "protocol", "no hello line")
+
+
 def test_a_hang_is_a_stalled_timeout_exit_0_and_larger_sizes_are_skipped(cli):
     done = cli("run", *FAKE, "-v", "fake/hang", "--param", "5,10", "--timeout", "2.5")
     assert done.returncode == 0, done.stderr

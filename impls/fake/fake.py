@@ -24,6 +24,7 @@ MODELS = {
     "hang": "sleeps forever after hello (a stall)",
     "spin": "busy-loops forever after hello (a slow run, not a stall)",
     "garbage": "writes a line that is not protocol after its first iteration",
+    "silent": "exits at once with status 0 without a line (it never says hello)",
     "threads": "leaks a thread every 20 ms for one second, then answers right",
     "bigrss": "touches 200 MiB, then answers right",
     "slow": "right answers, each iteration padded by a sleep of pad_ms (default 5)",
@@ -39,7 +40,7 @@ TABLE = {
         "param": {"int": {"min": 0, "max": 30}},
         "options": {"cutoff": INT, "count_spawns": SWITCH, "pad_ms": PAD,
                     "repeat": {"int": {"min": 1, "max": 1000}, "default": "1"}},
-        "models": ["ok", "wrong", "wrong-hang", "wrong-crash", "crash", "exit", "hang", "spin", "garbage",
+        "models": ["ok", "wrong", "wrong-hang", "wrong-crash", "crash", "exit", "hang", "spin", "garbage", "silent",
                    "threads", "bigrss", "slow"],
     },
     "spawn-waiting": {
@@ -210,6 +211,8 @@ def main():
         print(f"fake.py: {refusal}", file=sys.stderr)
         sys.exit(2)
     model, n = args.model, int(args.param)
+    if model == "silent":
+        return
     say({"hello": {"protocol": 1, "language": "fake", "runtime": f"Python {sys.version.split()[0]}", "model": model}})
     misbehave_before(model)
     pad_s = int(options.get("pad_ms", "5")) / 1000 if model == "slow" else 0
