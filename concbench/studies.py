@@ -68,6 +68,12 @@ class Entrant:
     race_free: bool
     published: bool                        # the source has figures for it (else: ours only)
     absent: str = ""                       # why it may have no series here ("runtime not available here")
+    shape_of: str = ""                     # another program shape of this entrant: shown beside it, never
+                                           # compared with it as another language
+
+    @property
+    def language(self) -> str:
+        return self.shape_of or self.name
 
 
 @dataclass(frozen=True)
@@ -222,7 +228,12 @@ def _lineup(data: dict, path: Path) -> tuple[tuple[Family, ...], tuple[Entrant, 
         if unknown:
             raise CatalogError(f"{path}: entrant '{e['name']}' names unknown families: {', '.join(sorted(unknown))}")
         entrants.append(Entrant(e["name"], variants, bool(e.get("race_free", False)), bool(e.get("published", True)),
-                                e.get("absent", "")))
+                                e.get("absent", ""), str(e.get("shape_of", ""))))
+    known = {e.name for e in entrants}
+    for e in entrants:
+        if e.shape_of and (e.shape_of not in known or e.published):
+            raise CatalogError(f"{path}: entrant '{e.name}': shape_of must name another entrant, and a shape of "
+                               "one has no published figures of its own (published = false)")
     if data.get("statistic") == "geomean" and not (families and entrants):
         raise CatalogError(f"{path}: statistic 'geomean' needs [families] and [[entrants]]")
     return families, tuple(entrants)

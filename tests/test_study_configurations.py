@@ -109,7 +109,7 @@ def test_table_1_is_communication_time_normalised_to_each_rows_fastest_measured_
     assert randmat["Static ours"] == "—"                 # a compiler pass with no counterpart here
     assert "—: no counterpart here (Static)" in grid.note
     assert "T − C" in grid.note and "fastest" in grid.note
-    assert "randmat at param 500 on 2 cores (the paper: 10000)" in grid.note
+    assert "randmat at param 500 on 2 cores (the paper's harness: 10000)" in grid.note
 
 
 def test_a_missing_configuration_or_task_is_shown_not_dropped(scoop):
@@ -154,8 +154,8 @@ def test_the_note_says_where_ours_ran_at_another_size_than_the_paper(scoop):
     quick = {"condition": "1000", "threadring": "100000"}
     grid = _grid(scoop, 2, _all_of_table_2(param=lambda task: quick.get(task, "600000" if task == "chameneos"
                                                                           else "20000")))
-    assert "condition at param 1000 on 2 cores (the paper: 20000)" in grid.note
-    assert "threadring at param 100000 on 2 cores (the paper: 5000000)" in grid.note
+    assert "condition at param 1000 on 2 cores (the paper's harness: 20000)" in grid.note
+    assert "threadring at param 100000 on 2 cores (the paper's harness: 5000000)" in grid.note
     assert "mutex, prodcons at param 20000 on 2 cores;" in grid.note          # the paper's size: nothing to add
 
 

@@ -52,6 +52,27 @@ def test_the_papers_two_times_is_haskell_over_scoop(scoop):
     assert geomeans._ahead(scoop, overall, scoop_qs) == pytest.approx(2.04, abs=0.01)
 
 
+def test_another_shape_of_a_port_is_shown_but_is_no_rival(scoop):
+    shapes = {e.name: e.shape_of for e in scoop.entrants if e.shape_of}
+    assert shapes == {"Haskell, STM per operation": "Haskell", "Erlang, binaries": "Erlang"}
+    qs = next(e for e in scoop.entrants if e.name == "SCOOP/Qs")
+    haskell = next(e for e in scoop.entrants if e.name == "Haskell")
+    overall = {"SCOOP/Qs": 2.0, "Haskell": 4.0, "Erlang": 8.0, "Haskell, STM per operation": 1.0,
+               "Erlang, binaries": 0.5}
+    assert geomeans._ahead(scoop, overall, qs) == 2.0      # Haskell's batched STM, not its faster shapes
+    assert geomeans._ahead(scoop, overall, haskell) == 0.5  # its own other shape is not another language
+
+
+def test_a_shape_of_an_unknown_entrant_is_refused(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text('id = "s"\ntitle = "t"\nsource = "x"\nstatistic = "geomean"\n'
+                    '[families.f]\nbenchmarks = ["fib"]\n'
+                    '[[entrants]]\nname = "A"\nvariants = { f = ["fake/ok"] }\n'
+                    '[[entrants]]\nname = "B"\nshape_of = "C"\npublished = false\nvariants = { f = ["fake/twin"] }\n')
+    with pytest.raises(CatalogError, match="shape_of"):
+        load_study(path)
+
+
 def test_the_paper_is_averaged_over_the_core_counts_we_ran(scoop):
     """At 1 and 32 threads alone the summary's anchors: C++ 1.232 and 0.139."""
     for cores, value in (([1], 1.232), ([32], 0.139)):

@@ -204,7 +204,8 @@ def _family_means(study: Study, figures: Figures, entrant: str, cores: dict[str,
 
 def _ahead(study: Study, overall: dict[str, float | None], entrant: Entrant) -> float | None:
     mine = overall.get(entrant.name)
-    others = [v for e in study.entrants if e.race_free and e.name != entrant.name
+    # Other languages only: another shape of the same port is not a rival.
+    others = [v for e in study.entrants if e.race_free and e.language != entrant.language and not e.shape_of
               if (v := overall.get(e.name)) is not None]
     if not entrant.race_free or mine is None or not others:
         return None

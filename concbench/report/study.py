@@ -376,7 +376,7 @@ def _where_ours_ran(rebuilt: configurations.Rebuilt) -> str:
             paper = paper_params.get(row.task, row.param)
             groups[(row.param, row.cores, paper if paper != row.param else "")].append(row.task)
     return "; ".join(f"{', '.join(tasks)} at param {param} on {cores} cores"
-                     + (f" (the paper: {paper})" if paper else "") for (param, cores, paper), tasks in groups.items())
+                     + (f" (the paper's harness: {paper})" if paper else "") for (param, cores, paper), tasks in groups.items())
 
 
 def _rebuilt_grid(rebuilt: configurations.Rebuilt) -> Grid:

@@ -50,10 +50,11 @@ table() ->
       [{?MODEL, ["n-processes", "per-chunk", "pool"],
         [{"chunks", {int, 1, ?MAX_PROCS}, "150"}]}]}] ++
     %% The Cowichan family (chain.md): every one takes p, nelts and seed (the stages that do not
-    %% use one accept and ignore it); nelts absent is n. A process per row block; `blocks` holds
-    %% the matrices as binaries, `lists` as the paper's lists of lists.
+    %% use one accept and ignore it); nelts absent is n. A process per row block; `lists` (the
+    %% faithful shape) holds the matrices as the paper's lists of lists, copied in every message,
+    %% `blocks` as binaries, which travel by reference.
     [{Id, {int, 1, ?COWICHAN_MAX_N},
-      [{?MODEL, ["blocks", "lists"],
+      [{?MODEL, ["lists", "blocks"],
         [{"p", {int, 0, 100}, "1"},
          {"nelts", {int, 1, none}, "n"},
          {"seed", {int, 0, 16#FFFFFFFF}, "0"}]}]}
