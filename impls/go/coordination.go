@@ -9,14 +9,16 @@ package main
 //             channel (one channel of capacity N = n·m, unbounded in effect)
 // condition:  paper (sync.Mutex and one sync.Cond, Signal before Wait and after the increment),
 //             broadcast (Wait while the parity is wrong, Broadcast after each increment)
-// threadring: mutex (the Benchmarks Game program: a locked sync.Mutex per goroutine used as a
-//             binary semaphore), channel (one unbuffered channel per goroutine)
+// threadring: paper (the paper's program, the Benchmarks Game's: a locked sync.Mutex per goroutine
+//             used as a binary semaphore, and runtime.Gosched() after every hand-off), mutex (the
+//             same without the Gosched), channel (one unbuffered channel per goroutine)
 //
 // Waiting is always blocking in the runtime (mutex, Cond, channel), never polling.
 
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -301,8 +303,10 @@ func prepareThreadring(r *request) (iterationFunc, error) {
 	n, ring := r.paramInt(), int(r.intOption("ring"))
 	var run func(n int64, ring int) (id int, ns int64)
 	switch r.shape {
+	case "paper":
+		run = func(n int64, ring int) (int, int64) { return threadringMutex(n, ring, true) }
 	case "mutex":
-		run = threadringMutex
+		run = func(n int64, ring int) (int, int64) { return threadringMutex(n, ring, false) }
 	case "channel":
 		run = threadringChannel
 	default:
@@ -317,8 +321,9 @@ func prepareThreadring(r *request) (iterationFunc, error) {
 // threadringMutex: entity k (index k-1) waits by locking its own mutex, which stays locked
 // except while a token is being handed to it; a pass stores t-1 in the successor's slot and
 // unlocks the successor's mutex (a Go mutex may be unlocked by another goroutine). Token -1
-// stops an entity (teardown, untimed).
-func threadringMutex(n int64, ring int) (int, int64) {
+// stops an entity (teardown, untimed). With yield, an entity gives up its thread after every
+// hand-off (runtime.Gosched), as the paper's program did.
+func threadringMutex(n int64, ring int, yield bool) (int, int64) {
 	locks := make([]sync.Mutex, ring)
 	tokens := make([]int64, ring)
 	report := make(chan int, 1)
@@ -345,6 +350,9 @@ func threadringMutex(n int64, ring int) (int, int64) {
 				}
 				tokens[next] = t - 1
 				locks[next].Unlock()
+				if yield {
+					runtime.Gosched()
+				}
 			}
 		}(k)
 	}

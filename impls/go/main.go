@@ -90,7 +90,7 @@ var benchmarks = map[string]*benchmarkDef{
 		Param: intDomain(0, threadringMaxN),
 		Models: map[string]modelDef{
 			"goroutines": {
-				Shapes: []string{"mutex", "channel"},
+				Shapes: []string{"paper", "mutex", "channel"},
 				Options: map[string]domain{
 					"ring": intDomain(2, threadringMaxRing).withDefault("503"),
 				},
