@@ -131,13 +131,19 @@ struct ConditionSemaphoreState {
 }
 
 extension Coordination {
-    /// mutex/gcd: n `concurrentPerform` iterations on the counter's serial queue,
-    /// `sync` per increment or `async` per increment and a final `sync` read (FIFO puts
-    /// it behind every increment).
+    /// mutex/gcd: n workers on the counter's serial queue (n dedicated threads, or n
+    /// `concurrentPerform` iterations), `sync` per increment, or `async` per increment and a
+    /// final `sync` read (FIFO puts it behind every increment).
     public static func mutexGCD(_ shape: MutexGCDShape, n: Int, m: Int) -> Sample {
         Sample.timing({
             let counter = QueueOwned(0)
             switch shape {
+            case .threads:
+                onDedicatedThreads(n) { _ in
+                    for _ in 0..<m {
+                        counter.queue.sync { counter.state += 1 }
+                    }
+                }
             case .sync:
                 DispatchQueue.concurrentPerform(iterations: n) { _ in
                     for _ in 0..<m {

@@ -2,9 +2,12 @@
 /// condition. n workers (per role or parity) and m operations each; every operation
 /// is its own synchronised step, and waiting always suspends or blocks, never polls.
 public enum Coordination {
-    /// mutex under gcd: `sync` (faithful) takes the serial queue synchronously for every
-    /// increment; `async` submits every increment and reads once with `sync`.
+    /// mutex under gcd: `threads` (the default) has n dedicated threads, each taking the serial
+    /// queue synchronously for every increment, so all n workers contend as in the paper's
+    /// programs; `sync` does the same from `concurrentPerform(n)` iterations (only about as many
+    /// run at once as there are cores); `async` submits every increment and reads once with `sync`.
     public enum MutexGCDShape: String, CaseIterable, Sendable {
+        case threads
         case sync
         case async
     }
@@ -17,11 +20,13 @@ public enum Coordination {
         case callbacks
     }
 
-    /// condition under gcd: `callbacks` (faithful) parks each worker's next iteration
-    /// as a closure; `semaphores` blocks 2n dedicated threads on per-parity semaphores.
+    /// condition under gcd: `semaphores` (the default) blocks 2n dedicated threads on per-parity
+    /// semaphores, so a worker of the wrong parity waits and is woken as in the paper's
+    /// programs; `callbacks` parks each worker's next iteration as a closure on one serial queue
+    /// (nothing blocks, nobody is woken).
     public enum ConditionGCDShape: String, CaseIterable, Sendable {
-        case callbacks
         case semaphores
+        case callbacks
     }
 
     static func mutexResult(_ count: Int) -> String {

@@ -121,9 +121,9 @@ final class CoordinationTests: XCTestCase {
             rejects("\(name) --model sc --param 10 --iterations 1 --option ring=5")
             rejects("\(name) --model seq --param 10 --iterations 1")
         }
-        XCTAssertEqual(try check("mutex --model gcd --param 1 --iterations 1").shape, "sync")
+        XCTAssertEqual(try check("mutex --model gcd --param 1 --iterations 1").shape, "threads")
         XCTAssertEqual(try check("prodcons --model gcd --param 1 --iterations 1").shape, "semaphore")
-        XCTAssertEqual(try check("condition --model gcd --param 1 --iterations 1").shape, "callbacks")
+        XCTAssertEqual(try check("condition --model gcd --param 1 --iterations 1").shape, "semaphores")
         let ring = try check("threadring --model sc --param 1000 --iterations 1")
         XCTAssertEqual([ring.shape, ring.value("ring")], ["streams", "503"])
         XCTAssertEqual(try check("threadring --model gcd --param 0 --iterations 1 --option ring=2").shape, "serial-queue")
