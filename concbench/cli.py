@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ from .report.growth import growth_series
 from .report.scaling import scaling_tables
 from .report.summary import SeriesSummary, summarise
 from .report.study import grid_html, published_grid, study_figures, study_grids
+from .report.verdict import study_verdicts
 from .report.tables import (
     EXPLAIN_NOTE, check_table, comparison_table, explain_table, findings_table, grid_table, growth_table,
     regression_table, rules_table, scaling_table,
@@ -579,6 +581,13 @@ def _print_study(study, rows) -> list:
     grids = study_grids(study, rows)
     for grid in [*grids, *(published_grid(study, t) for t in study.published)]:
         show(console, grid_table(grid))
+    console.print("[bold]reproduction[/] (per published table laid against ours cell by cell; each side ÷ its "
+                  "geometric mean over the cells both have):", highlight=False)
+    verdicts = study_verdicts(study, rows)
+    for verdict in verdicts:
+        console.print(f"  {verdict.line}", highlight=False, markup=False)
+    if not verdicts:
+        console.print("  none of this study's published tables is matched cell by cell yet", highlight=False)
     return grids
 
 
@@ -608,6 +617,10 @@ def study_report(study_id, session_id, html_dir, db) -> int:
             sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
             sections += [(grid.title, grid_html(grid, caption=False))
                          for grid in (published_grid(study, t) for t in study.published if t.benchmark == benchmark)]
+        verdicts = study_verdicts(study, rows)
+        if verdicts:
+            items = "".join(f"<li>{html.escape(v.line)}</li>" for v in verdicts)
+            sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))
         path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections)
         console.print(f"wrote {path}")
     return EXIT_OK

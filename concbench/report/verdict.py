@@ -1,0 +1,95 @@
+"""Does a published table reproduce? Over the cells both sides have: Kendall's τ between our figures
+and the published ones (does the order agree), and the cells that disagree by more than 2× once
+each side is divided by its own geometric mean over those cells (the machines differ; the shape
+must not)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from scipy import stats as scipy_stats
+
+from ..studies import PublishedTable, Study
+from . import configurations, geomeans
+from .summary import SeriesSummary
+
+FACTOR = 2.0          # a cell disagrees when its normalised figures differ by more than this
+MIN_CELLS = 3         # fewer common cells than this: no verdict
+SHOWN = 6             # disagreeing cells named in the one-line verdict (the worst first)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    table: str                        # the published table's title
+    cells: int                        # cells both sides have
+    tau: float | None                 # Kendall's τ-b, None with too few cells or a constant side
+    p_value: float | None
+    disagreeing: tuple[str, ...]      # "cell: 3.1" (ours ÷ theirs after normalisation), the worst first
+
+    @property
+    def line(self) -> str:
+        """One line for the terminal."""
+        if self.tau is None:
+            return f"{self.table}: no verdict ({self.cells} cells in common)"
+        order = "the order agrees" if self.tau > 0 and self.p_value is not None and self.p_value < 0.05 else \
+            "the order does not agree significantly"
+        more = len(self.disagreeing) - SHOWN
+        off = (f"{len(self.disagreeing)} of {self.cells} cells off by more than {FACTOR:g}× (ours ÷ theirs): "
+               + ", ".join(self.disagreeing[:SHOWN]) + (f", and {more} more" if more > 0 else "")) \
+            if self.disagreeing else f"no cell off by more than {FACTOR:g}×"
+        return (f"{self.table}: Kendall's τ = {self.tau:.2f} (p = {self.p_value:.2g}) over {self.cells} cells, "
+                f"{order}; {off}")
+
+
+def judge(title: str, pairs: dict[str, tuple[float, float]]) -> Verdict:
+    """The verdict over named cells, each (ours, theirs); cells with a non-positive side are left out."""
+    cells = {name: (a, b) for name, (a, b) in pairs.items() if a > 0 and b > 0}
+    if len(cells) < MIN_CELLS:
+        return Verdict(title, len(cells), None, None, ())
+    ours = [a for a, _ in cells.values()]
+    theirs = [b for _, b in cells.values()]
+    tau, p_value = scipy_stats.kendalltau(ours, theirs)
+    if math.isnan(tau):
+        return Verdict(title, len(cells), None, None, ())
+    scale_ours = math.exp(sum(math.log(v) for v in ours) / len(ours))
+    scale_theirs = math.exp(sum(math.log(v) for v in theirs) / len(theirs))
+    ratios = {name: (a / scale_ours) / (b / scale_theirs) for name, (a, b) in cells.items()}
+    off = sorted((name for name, r in ratios.items() if r > FACTOR or r < 1 / FACTOR),
+                 key=lambda name: -abs(math.log(ratios[name])))
+    return Verdict(title, len(cells), float(tau), float(p_value), tuple(f"{n}: {ratios[n]:.2g}" for n in off))
+
+
+def _figure_name(key: tuple) -> str:
+    task, entrant, cores, kind = key
+    return " ".join(str(part) for part in (task, entrant, kind if kind != "T" else "", cores or "") if part)
+
+
+def _aggregated(study: Study, table: PublishedTable, ours: geomeans.Figures) -> Verdict:
+    theirs = geomeans.published_figures(replace(study, published=(table,)))   # this table's figures alone
+    pairs = {_figure_name(key): (ours[key], value) for key, value in theirs.items() if key in ours}
+    return judge(table.title, pairs)
+
+
+def _rebuilt(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
+    rebuilt = configurations.rebuild(table, rows)
+    pairs = {}
+    for row in rebuilt.rows:
+        for column, figure in row.ours.items():
+            theirs = geomeans.published_number(row.theirs.get(column, ""))
+            if figure.value is not None and theirs is not None:
+                pairs[f"{row.task} {column}"] = (figure.value, theirs)
+    return judge(table.title, pairs)
+
+
+def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
+    """One verdict per published table the study can lay ours against: the tables its aggregates read
+    (layout) and the ones it rebuilds from our series ([published.ours])."""
+    out = []
+    ours = geomeans.our_figures(study, geomeans.measured(study, rows)) if study.families else {}
+    for table in study.published:
+        if table.ours:
+            out.append(_rebuilt(table, rows))
+        elif table.layout:
+            out.append(_aggregated(study, table, ours))
+    return out

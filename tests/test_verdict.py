@@ -1,0 +1,38 @@
+"""A published table's reproduction verdict: Kendall's τ over the common cells and the cells off by more than 2×."""
+
+from pathlib import Path
+
+from concbench.report.verdict import judge, study_verdicts
+from concbench.studies import load_study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_figures_in_proportion_agree_whatever_the_machine():
+    theirs = {"a": 1.0, "b": 2.0, "c": 4.0, "d": 8.0}
+    verdict = judge("t", {k: (v / 100, v) for k, v in theirs.items()})   # a machine 100 times faster
+    assert verdict.cells == 4 and verdict.tau > 0.99 and verdict.disagreeing == ()
+    assert "the order agrees" in verdict.line or "does not agree significantly" in verdict.line
+
+
+def test_a_cell_off_by_more_than_twice_is_named_and_a_reversed_order_does_not_agree():
+    pairs = {f"c{i}": (float(i), float(i)) for i in range(1, 9)}
+    pairs["c8"] = (8.0 * 5, 8.0)
+    verdict = judge("t", pairs)
+    assert verdict.disagreeing[0].startswith("c8: ")
+    assert verdict.tau > 0.9 and verdict.p_value < 0.05 and "the order agrees" in verdict.line
+    reversed_ = judge("t", {f"c{i}": (float(10 - i), float(i)) for i in range(1, 9)})
+    assert reversed_.tau < -0.99 and "does not agree" in reversed_.line
+
+
+def test_too_few_cells_or_missing_figures_give_no_verdict():
+    assert judge("t", {"a": (1.0, 2.0), "b": (2.0, 3.0)}).tau is None
+    assert judge("t", {"a": (1.0, 2.0), "b": (0.0, 3.0), "c": (2.0, 4.0)}).cells == 2
+    assert "no verdict" in judge("t", {}).line
+
+
+def test_scoop_lays_each_of_its_four_tables_against_ours():
+    study = load_study(ROOT / "studies" / "scoop-2015.toml")
+    verdicts = study_verdicts(study, [])
+    assert [v.table.split(":")[0] for v in verdicts] == ["Table 4", "Table 5", "Table 1", "Table 2"]
+    assert all(v.tau is None and v.cells == 0 for v in verdicts)   # nothing measured: nothing claimed
