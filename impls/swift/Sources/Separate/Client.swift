@@ -29,7 +29,7 @@
 public final class Client: @unchecked Sendable {
     public let runtime: Runtime
     @usableFromInline var recentID: UInt64 = 0
-    @usableFromInline var recent: AnyObject?
+    @usableFromInline var recent: Unmanaged<PrivateQueue>?   // held by `cache`
     @usableFromInline var cache: [UInt64: AnyObject] = [:]
     /// How many handlers this client holds now (blocks reserved and not yet ended).
     @usableFromInline var held = 0
@@ -50,7 +50,7 @@ public final class Client: @unchecked Sendable {
         let (qa, qb) = await reserve(a, b)
         let result: R
         do {
-            result = try await body(Reserved(a, qa), Reserved(b, qb))
+            result = try await body(Reserved(a, .passUnretained(qa)), Reserved(b, .passUnretained(qb)))
         } catch {
             await end(qa)
             await end(qb)
@@ -67,7 +67,7 @@ public final class Client: @unchecked Sendable {
         let queues = await reserve(handlers)
         let result: R
         do {
-            result = try await body(zip(handlers, queues).map { Reserved($0, $1) })
+            result = try await body(zip(handlers, queues).map { Reserved($0, .passUnretained($1)) })
         } catch {
             for queue in queues { await end(queue) }
             throw error
@@ -101,7 +101,7 @@ public final class Client: @unchecked Sendable {
             }
         }
         queue.synced = true
-        return try await run(body, on: a, queue)
+        return try await run(body, on: a, .passUnretained(queue))
     }
 
     private nonisolated(nonsending) func separateRetrying<A, R>(_ a: Handler<A>, until condition: (A) -> Bool,
@@ -124,9 +124,15 @@ public final class Client: @unchecked Sendable {
 
     @inlinable
     func queue<A>(for handler: Handler<A>) -> PrivateQueue {
-        if handler.locksBlocks { return handler.shared.unsafelyUnwrapped }
-        if recentID == handler.id { return unsafeDowncast(recent.unsafelyUnwrapped, to: PrivateQueue.self) }
-        return lookUp(handler)
+        queueRef(for: handler).takeUnretainedValue()
+    }
+
+    /// The client's queue for `handler`, unmanaged (see the extension at the end of PrivateQueue.swift).
+    @inlinable @inline(__always)
+    func queueRef<A>(for handler: Handler<A>) -> Unmanaged<PrivateQueue> {
+        if handler.locksBlocks { return .passUnretained(handler.shared.unsafelyUnwrapped) }
+        if recentID == handler.id { return recent.unsafelyUnwrapped }
+        return .passUnretained(lookUp(handler))
     }
 
     @usableFromInline
@@ -139,24 +145,25 @@ public final class Client: @unchecked Sendable {
             cache[handler.id] = queue
         }
         recentID = handler.id
-        recent = queue
+        recent = .passUnretained(queue)
         return queue
     }
 
     /// SEPARATE on one handler: its block's begin cell enters the handler's queue of queues (or,
     /// under `none` and `dynamic`, the client takes the handler's lock and logs into its queue).
     @inlinable @inline(__always)
-    nonisolated(nonsending) func reserve<A>(_ handler: Handler<A>) async -> PrivateQueue {
-        let queue = queue(for: handler)
+    nonisolated(nonsending) func reserve<A>(_ handler: Handler<A>) async -> Unmanaged<PrivateQueue> {
+        let queue = queueRef(for: handler)
         held += 1
         if handler.locksBlocks {
             await handler.blockLock.acquire(on: runtime.pool)
             await queue.put(.begin)
         } else {
-            handler.link(await queue.begin())
+            await queue.ensureRoom()
+            handler.link(queue.with { $0.beginNow(.begin) })
             handler.wakeBetweenBlocks()
         }
-        queue.synced = false
+        queue.with { $0.synced = false }
         return queue
     }
 
@@ -217,7 +224,7 @@ public final class Client: @unchecked Sendable {
     /// throws. (No closures around the body: each would cost a check of the executor at its entry.)
     @inlinable @inline(__always)
     nonisolated(nonsending) func run<A, R>(_ body: nonisolated(nonsending) (Reserved<A>) async throws -> R,
-                                           on handler: Handler<A>, _ queue: PrivateQueue) async rethrows -> R {
+                                           on handler: Handler<A>, _ queue: Unmanaged<PrivateQueue>) async rethrows -> R {
         let result: R
         do {
             result = try await body(Reserved(handler, queue))
@@ -231,22 +238,28 @@ public final class Client: @unchecked Sendable {
 
     /// END: the handler moves on to its next client.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func end(_ queue: PrivateQueue) async {
+    nonisolated(nonsending) func end(_ queue: Unmanaged<PrivateQueue>) async {
         await queue.put(.end)
         held -= 1
-        queue.synced = false
-        queue.publish()
-        if queue.handler.locksBlocks { queue.handler.blockLock.release() }
+        let locked = queue.with { queue in
+            queue.synced = false
+            queue.publish()
+            return queue.handler.locksBlocks
+        }
+        if locked { queue.takeUnretainedValue().handler.blockLock.release() }
     }
+
+    @inlinable
+    nonisolated(nonsending) func end(_ queue: PrivateQueue) async { await end(.passUnretained(queue)) }
 }
 
 /// A handler as reserved by one block: what the block may do with it. Do not keep it beyond the block.
 public struct Reserved<Object: AnyObject> {
     @usableFromInline let handler: Handler<Object>
-    @usableFromInline let queue: PrivateQueue
+    @usableFromInline let queue: Unmanaged<PrivateQueue>   // the client's cache keeps it
 
     @inlinable
-    init(_ handler: Handler<Object>, _ queue: PrivateQueue) {
+    init(_ handler: Handler<Object>, _ queue: Unmanaged<PrivateQueue>) {
         self.handler = handler
         self.queue = queue
     }
@@ -255,7 +268,7 @@ public struct Reserved<Object: AnyObject> {
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object) -> Void) async {
         await queue.put(.call(Handler<Object>.erase(command)))
-        queue.synced = false
+        queue.with { $0.synced = false }
     }
 
     /// A command that is a client itself: logged and run by the handler in order like any call, it
@@ -264,7 +277,7 @@ public struct Reserved<Object: AnyObject> {
     @inlinable
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object, Client) async -> Void) async {
         await queue.put(.act(Handler<Object>.erase(command)))
-        queue.synced = false
+        queue.with { $0.synced = false }
     }
 
     /// A query: waits until the handler has run every call logged before it, then runs `read` here,

@@ -142,19 +142,12 @@ final class PrivateQueue: @unchecked Sendable {
         published.store(tail, ordering: .releasing)
     }
 
-    /// Makes room for one request: nothing to await in the common case, which is inlined into the
-    /// caller (an async call that returns costs the caller a check of its executor).
+    /// As the client's common path does them (the extension at the end of this file).
     @inlinable @inline(__always)
-    nonisolated(nonsending) func ensureRoom() async {
-        if !hasRoom { await makeRoom() }
-    }
+    nonisolated(nonsending) func ensureRoom() async { await Unmanaged.passUnretained(self).ensureRoom() }
 
-    /// Logs one request, waiting for room first if the ring is full.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func put(_ request: Request) async {
-        await ensureRoom()
-        putNow(request)
-    }
+    nonisolated(nonsending) func put(_ request: Request) async { await Unmanaged.passUnretained(self).put(request) }
 
     /// Writes a begin cell and returns it, holding a reference to this queue, to be linked.
     @inlinable
@@ -207,14 +200,6 @@ final class PrivateQueue: @unchecked Sendable {
         }
     }
 
-    /// SYNC: returns when the handler has run everything logged so far and waits on this queue; at
-    /// once if it already does and nothing was logged since (dynamic sync coalescing).
-    @inlinable @inline(__always)
-    nonisolated(nonsending) func sync() async {
-        if coalesces && synced { return }
-        await awaitSync()
-    }
-
     @usableFromInline
     nonisolated(nonsending) func awaitSync() async {
         await ensureRoom()
@@ -229,6 +214,7 @@ final class PrivateQueue: @unchecked Sendable {
     }
 
     // -- handler side -------------------------------------------------------------------
+
 
     /// The next request logged, or nil if the handler has caught up with the client.
     func take() -> Request? {
@@ -310,5 +296,35 @@ final class PrivateQueue: @unchecked Sendable {
             roomContinuation = nil
             continuation.resume()
         }
+    }
+}
+
+// The client's common path holds its queue unmanaged: the client's cache keeps the queue (the
+// handler keeps the shared one), and a strong local would cost a retain and a release per block.
+// Only the paths that suspend take a reference, for the time they are suspended.
+extension Unmanaged where Instance == PrivateQueue {
+    @inlinable @inline(__always)
+    func with<T>(_ body: (PrivateQueue) -> T) -> T { _withUnsafeGuaranteedRef(body) }
+
+    /// Makes room for one request: nothing to await in the common case, which is inlined into the
+    /// caller; waiting (`makeRoom`) is `@concurrent`, so the inlined path needs no executor check.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func ensureRoom() async {
+        if !with({ $0.hasRoom }) { await takeUnretainedValue().makeRoom() }
+    }
+
+    /// Logs one request, waiting for room first if the ring is full.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func put(_ request: Request) async {
+        await ensureRoom()
+        with { $0.putNow(request) }
+    }
+
+    /// SYNC: returns when the handler has run everything logged so far and waits on this queue; at
+    /// once if it already does and nothing was logged since (dynamic sync coalescing).
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func sync() async {
+        if with({ $0.coalesces && $0.synced }) { return }
+        await takeUnretainedValue().awaitSync()
     }
 }
