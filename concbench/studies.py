@@ -44,6 +44,9 @@ class PublishedTable:
     # "by-language": columns task, then one per language (one core count, unstated).
     layout: str = ""
     ours: TableFromOurs | None = None   # [published.ours]: rebuild this table from our series
+    # Cell by cell against ours: published column -> the variant (or "variant [shape]") that stands for
+    # it, the rows' first column being the parameter (report/verdict.py).
+    match: dict[str, str] = field(default_factory=dict)
 
 
 LAYOUTS = ("", "by-cores", "by-language")
@@ -130,7 +133,11 @@ def _published(data: dict, path: Path) -> PublishedTable:
         benchmark=data["benchmark"], title=data["title"], unit=data.get("unit", ""),
         columns=tuple(data["columns"]), rows=tuple(tuple(str(c) for c in row) for row in data["rows"]),
         note=data.get("note", ""), layout=data.get("layout", ""),
+        match={str(k): str(v) for k, v in data.get("match", {}).items()},
     )
+    unknown = set(table.match) - set(table.columns[1:])
+    if unknown:
+        raise CatalogError(f"{path}: published table '{table.title}': match names no column {sorted(unknown)}")
     if "ours" not in data:
         return table
     return replace(table, ours=_table_from_ours(data["ours"], table, f"{path}: published table '{table.title}'"))

@@ -36,3 +36,24 @@ def test_scoop_lays_each_of_its_four_tables_against_ours():
     verdicts = study_verdicts(study, [])
     assert [v.table.split(":")[0] for v in verdicts] == ["Table 4", "Table 5", "Table 1", "Table 2"]
     assert all(v.tau is None and v.cells == 0 for v in verdicts)   # nothing measured: nothing claimed
+
+
+def test_a_table_matched_by_parameter_and_variant_reads_its_units():
+    from concbench.report.verdict import _seconds
+    assert _seconds("71.5 µs", "as written") == 71.5e-6
+    assert _seconds("1045", "ms") == 1.045
+    assert _seconds("n/a", "ms") is None and _seconds("3 lightyears", "as written") is None
+    kth = load_study(ROOT / "studies" / "kth-swift-2022.toml")
+    verdicts = study_verdicts(kth, [])
+    assert len(verdicts) == 6 and all(v.tau is None for v in verdicts)
+
+
+def test_a_match_naming_no_column_is_refused(tmp_path):
+    import pytest
+    from concbench.errors import CatalogError
+    path = tmp_path / "s.toml"
+    path.write_text('id = "s"\ntitle = "t"\nsource = "x"\n[scales.quick]\n[scales.paper]\n'
+                    '[[published]]\nbenchmark = "fib"\ntitle = "T"\n'
+                    'columns = ["n", "A"]\nrows = [["5", "1"]]\nmatch = { "B" = "swift/sc" }\n')
+    with pytest.raises(CatalogError, match="match names no column"):
+        load_study(path)

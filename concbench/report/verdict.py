@@ -82,6 +82,30 @@ def _rebuilt(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
     return judge(table.title, pairs)
 
 
+SECONDS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+
+
+def _seconds(text: str, unit: str) -> float | None:
+    """A published cell in seconds: the table's unit, or the cell's own ("71.5 µs") where it is 'as written'."""
+    number, _, own = text.strip().partition(" ")
+    value = geomeans.published_number(number)
+    scale = SECONDS.get(own.strip() if unit == "as written" else unit)
+    return None if value is None or scale is None else value * scale
+
+
+def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
+    """Rows by parameter, columns by variant ([published] match): the mean iteration time of the series."""
+    pairs = {}
+    for row in table.rows:
+        for column, wanted in table.match.items():
+            theirs = _seconds(row[table.columns.index(column)], table.unit)
+            found = [r for r in rows if r.benchmark == table.benchmark and r.param == row[0]
+                     and geomeans.matches(r, wanted) and r.stats is not None]
+            if theirs is not None and found:
+                pairs[f"{row[0]} {column}"] = (max(found, key=lambda r: r.cores).stats.mean / 1e9, theirs)
+    return judge(f"{table.benchmark}: {table.title}", pairs)
+
+
 def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
     """One verdict per published table the study can lay ours against: the tables its aggregates read
     (layout) and the ones it rebuilds from our series ([published.ours])."""
@@ -92,4 +116,6 @@ def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
             out.append(_rebuilt(table, rows))
         elif table.layout:
             out.append(_aggregated(study, table, ours))
+        elif table.match:
+            out.append(_matched(table, rows))
     return out
