@@ -59,6 +59,19 @@ def _available(catalog: Catalog) -> set[str]:
     }
 
 
+def _writable(path: Path | None, flag: str) -> None:
+    """Refuses, before anything runs, an export file that cannot be written (a folder that cannot be made,
+    or one that takes no new file, as /proc): found by writing a scratch file beside it."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".concbench-"):
+            pass
+    except OSError as error:
+        raise UsageError(f"{flag} {path}: cannot write there ({error.strerror or error})") from None
+
+
 def _int_list(text: str, flag: str) -> tuple[int, ...]:
     """'1,2,4', '1..4' or '1-4' (or a mix): positive integers, in the order given."""
     try:
@@ -224,6 +237,8 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
                 strict, db, export_json, export_csv, export_bmf) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
+    for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
+        _writable(path, flag)
     catalog = _catalog()
     allowed = environment.allowed_cpus()
     core_counts = _int_list(cores, "--cores") if cores else (len(allowed),)
@@ -274,11 +289,17 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     rows = summarise(stored)
     print_summary(console, record, rows)
     _print_growth(catalog, rows)
+    unwritten = 0
     for path, fmt in exports:
         if path:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(_export(fmt, record, stored, rows))
-            console.print(f"exported {path}")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(_export(fmt, record, stored, rows))
+                console.print(f"exported {path}")
+            except OSError as error:   # checked before the run; the disk can still fill up since
+                err_console.print(f"concbench: {path}: not written ({error.strerror or error}); the session is stored",
+                                  markup=False, highlight=False)
+                unwritten += 1
     console.print(f"stored as session {session_id} in {store.path}")
     if outcome.interrupted:
         err_console.print(f"interrupted: {len(stored)} finished runs kept in session {session_id}")
@@ -293,7 +314,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
             err_console.print(f"  {run.benchmark} {run.variant} {run.param} run {run.run_index}: "
                               f"{run.status} ({run.reason}) {run.message}", markup=False)
         return EXIT_RUN_FAILED
-    return EXIT_OK
+    return EXIT_RUN_FAILED if unwritten else EXIT_OK
 
 
 # -- describe and check --------------------------------------------------------------------

@@ -122,6 +122,7 @@ def test_compare_two_variants(cli):
     (["run", "-b", "spawn-actors", "-v", "swift/seq"], "nothing to run"),
     (["run", "-b", "fib", "-v", "swift/gcd", "--option", "shape=nope"], "no shape 'nope'"),
     (["report", "999"], "no session 999"),
+    (["run", "-v", "fake/ok", "--export-json", "/proc/x.json"], "--export-json /proc/x.json: cannot write there"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     cli("run", *FAKE, "-v", "fake/ok", "--param", "5")   # so that report has a database
@@ -130,6 +131,14 @@ def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_an_export_that_cannot_be_written_runs_nothing(cli):
+    cli("run", *FAKE, "-v", "fake/ok", "--param", "5")
+    before = cli("report", "--format", "json").stdout
+    done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--export-csv", "/proc/x.csv")
+    assert done.returncode == 2 and "stored as session" not in done.stdout
+    assert cli("report", "--format", "json").stdout == before   # the latest session is still the first
 
 
 def _spawn_session(cli, *extra):
