@@ -292,8 +292,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     unwritten = 0
     for path, fmt in exports:
         if path:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+            try:   # its folder was made before the run (_writable)
                 path.write_text(_export(fmt, record, stored, rows))
                 console.print(f"exported {path}")
             except OSError as error:   # checked before the run; the disk can still fill up since
@@ -596,7 +595,8 @@ def study_run(study_id, scale, db) -> int:
     return code
 
 
-def _print_study(study, rows) -> list:
+def _print_study(study, rows) -> tuple[list, list]:
+    """The study's tables and its reproduction verdicts, printed; both returned for the HTML page."""
     console.print(f"[bold]{study.title}[/]", highlight=False)
     console.print(f"method: {study.method}", highlight=False)
     grids = study_grids(study, rows)
@@ -609,7 +609,7 @@ def _print_study(study, rows) -> list:
         console.print(f"  {verdict.line}", highlight=False, markup=False)
     if not verdicts:
         console.print("  none of this study's published tables is matched cell by cell yet", highlight=False)
-    return grids
+    return grids, verdicts
 
 
 @study_group.command("report")
@@ -630,7 +630,7 @@ def study_report(study_id, session_id, html_dir, db) -> int:
     record = sessions[-1]
     runs = store.runs(record.id, with_samples=html_dir is not None)
     rows = summarise(runs)
-    grids = _print_study(study, rows)
+    grids, verdicts = _print_study(study, rows)
     if html_dir:
         # The study's charts first; then ours and the published tables of the same benchmark side by side.
         sections = list(study_figures(study, rows))
@@ -638,7 +638,6 @@ def study_report(study_id, session_id, html_dir, db) -> int:
             sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
             sections += [(grid.title, grid_html(grid, caption=False))
                          for grid in (published_grid(study, t) for t in study.published if t.benchmark == benchmark)]
-        verdicts = study_verdicts(study, rows)
         if verdicts:
             items = "".join(f"<li>{html.escape(v.line)}</li>" for v in verdicts)
             sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))

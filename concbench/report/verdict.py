@@ -108,7 +108,8 @@ def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
 
 def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
     """One verdict per published table the study can lay ours against: the tables its aggregates read
-    (layout) and the ones it rebuilds from our series ([published.ours])."""
+    (layout), the ones it rebuilds from our series ([published.ours]) and those whose columns name
+    their variants (match)."""
     out = []
     ours = geomeans.our_figures(study, geomeans.measured(study, rows)) if study.families else {}
     for table in study.published:

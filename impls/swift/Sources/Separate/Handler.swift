@@ -191,8 +191,8 @@ public class HandlerCore: @unchecked Sendable {
                 return .parked
             case .end:
                 if ended(owner) { return .parked }
-            case .caughtUp:
-                if current?.toOpaque() == owner.toOpaque(), parkInBlock(owner.takeUnretainedValue()) { return .parked }
+            case .caughtUp:   // still on this block (only END or a grant moves `current`)
+                if parkInBlock(owner.takeUnretainedValue()) { return .parked }
             }
         }
     }

@@ -215,7 +215,6 @@ final class PrivateQueue: @unchecked Sendable {
 
     // -- handler side -------------------------------------------------------------------
 
-
     /// The next request logged, or nil if the handler has caught up with the client.
     func take() -> Request? {
         while true {
