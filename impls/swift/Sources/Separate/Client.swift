@@ -36,6 +36,11 @@ public final class Client: @unchecked Sendable {
 
     public init(_ runtime: Runtime) { self.runtime = runtime }
 
+    deinit {
+        // The handlers may still have blocks of this client to run: the runtime keeps those queues.
+        for queue in cache.values { runtime.retire(unsafeDowncast(queue, to: PrivateQueue.self)) }
+    }
+
     // -- blocks ---------------------------------------------------------------------------
 
     @inlinable @inline(__always)
@@ -90,15 +95,11 @@ public final class Client: @unchecked Sendable {
         let erased = Handler<A>.erase(condition)
         await queue.ensureRoom()
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            runtime.pool.whenSuspended {
-                // Set before the handler can see the block: granted, it resumes the client.
-                queue.condition = erased
-                queue.granted = continuation
-                if !a.claim(for: queue) {
-                    a.link(queue.beginNow(.beginWhen))
-                    a.wakeBetweenBlocks()
-                }
-            }
+            // Set before the handler can see the block (it does once the client has suspended):
+            // granted, it resumes the client.
+            queue.condition = erased
+            queue.granted = continuation
+            a.pool.whenSuspended(.reserveWhen(.passUnretained(queue)))
         }
         queue.synced = true
         return try await run(body, on: a, .passUnretained(queue))
@@ -243,6 +244,7 @@ public final class Client: @unchecked Sendable {
         held -= 1
         let locked = queue.with { queue in
             queue.synced = false
+            queue.endsLogged &+= 1
             queue.publish()
             return queue.handler.locksBlocks
         }

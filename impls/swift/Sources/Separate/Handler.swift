@@ -23,6 +23,9 @@ public class HandlerCore: @unchecked Sendable {
     /// Unique in the process: it orders multi-reservations, and keys a client's cache of queues.
     public let id: UInt64
     @usableFromInline let runtime: Runtime
+    // The runtime's, borrowed (the runtime outlives its handlers): no reference counted on the
+    // paths that suspend a client or poll.
+    @usableFromInline unowned(unsafe) let pool: Pool
     @usableFromInline let target: AnyObject
     private static let ids = Atomic<UInt64>(1)
 
@@ -30,6 +33,8 @@ public class HandlerCore: @unchecked Sendable {
     @usableFromInline static var betweenBlocks: UInt { 1 }
     /// Polls of an empty queue of queues before a handler with nothing else to do parks.
     static var patience: Int { 2_000 }
+    // The header, with the reference count every client's reference touches, apart from the state.
+    @usableFromInline let headerLine = Padding()
     /// Running (or scheduled), parked between blocks, or parked on the private queue whose
     /// identity it holds.
     @usableFromInline let state = Atomic<UInt>(1)
@@ -71,6 +76,7 @@ public class HandlerCore: @unchecked Sendable {
     init(target: AnyObject, runtime: Runtime) {
         id = HandlerCore.ids.wrappingAdd(1, ordering: .relaxed).oldValue
         self.runtime = runtime
+        pool = runtime.pool
         self.target = target
         locksBlocks = runtime.locksBlocks
         stub = .allocate(capacity: 1)
@@ -102,9 +108,13 @@ public class HandlerCore: @unchecked Sendable {
     final func wake(from place: UInt) {
         if state.load(ordering: .relaxed) == place,
            state.compareExchange(expected: place, desired: HandlerCore.running, ordering: .acquiringAndReleasing).exchanged {
-            runtime.start(self)
+            schedule()
         }
     }
+
+    /// Runs the handler on the pool: next on this thread if it is one of the pool's.
+    @usableFromInline
+    final func schedule() { pool.submit(Work(self)) }
 
     /// Links a begin cell into the queue of queues; the caller wakes the handler after.
     @inlinable
@@ -130,8 +140,7 @@ public class HandlerCore: @unchecked Sendable {
         guard state.load(ordering: .relaxed) == HandlerCore.betweenBlocks,
               state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
                                     ordering: .acquiringAndReleasing).exchanged else { return false }
-        _ = Unmanaged.passRetained(queue)                // as its begin cell would hold
-        if !admit(queue), !parkBetweenBlocks() { runtime.start(self) }   // a block came meanwhile
+        if !admit(queue), !parkBetweenBlocks() { schedule() }   // a block came meanwhile
         return true
     }
 
@@ -228,7 +237,7 @@ public class HandlerCore: @unchecked Sendable {
         // Clients that keep reserving (mutex's) come back within microseconds: when this thread has
         // nothing else to run, wait that long before parking, so the handler goes on running beside
         // them rather than being woken again.
-        if runtime.pool.hasNothingElse() {
+        if pool.hasNothingElse() {
             for _ in 0..<HandlerCore.patience where qoqHead != qoqTail.load(ordering: .relaxed) { return false }
         }
         var spins = 0
@@ -261,14 +270,14 @@ public class HandlerCore: @unchecked Sendable {
 
     /// END: the block is over. True if the handler was handed to a waiting client.
     private func ended(_ owner: Unmanaged<PrivateQueue>) -> Bool {
-        owner._withUnsafeGuaranteedRef { queue in
-            if queue.isDrained { queue.releaseProducer() }   // its client may wait for room
-        }
         let changed = ranCalls
         ranCalls = false
         if shared == nil {
             current = nil
-            owner.release()   // the begin cell's reference
+            owner._withUnsafeGuaranteedRef { queue in
+                if queue.isDrained { queue.releaseProducer() }   // its client may wait for room
+                queue.finishBlock()
+            }
             if changed && !waiting.isEmpty {
                 var index = 0
                 while index < waiting.count {
@@ -281,7 +290,11 @@ public class HandlerCore: @unchecked Sendable {
                     index += 1
                 }
             }
-        } else if changed {
+        } else {
+            owner._withUnsafeGuaranteedRef { queue in
+                if queue.isDrained { queue.releaseProducer() }
+            }
+            guard changed else { return false }
             let waiters = changes.withLock { state -> [@Sendable () -> Void] in
                 state.version &+= 1
                 defer { state.waiters.removeAll() }

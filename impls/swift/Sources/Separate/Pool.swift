@@ -76,10 +76,31 @@ final class WorkQueue: @unchecked Sendable {
     }
 }
 
+/// What a task that has just suspended asked to do once it is off its thread: any action, or one
+/// of the client's own steps, which allocate and retain nothing (their state is in the queue).
+enum AfterSuspending {
+    case action(() -> Void)
+    /// A block with a wait condition is reserved (Client.separate(_:until:_:)).
+    case reserveWhen(Unmanaged<PrivateQueue>)
+    /// A sync is logged (PrivateQueue.awaitSync).
+    case sync(Unmanaged<PrivateQueue>)
+
+    func run() {
+        switch self {
+        case .action(let action): action()
+        case .reserveWhen(let queue): queue._withUnsafeGuaranteedRef { $0.reserveWhen() }
+        case .sync(let queue): queue._withUnsafeGuaranteedRef { $0.logSync() }
+        }
+    }
+}
+
 final class Worker: @unchecked Sendable {
     // Set once by the pool's init, before its thread starts.
     unowned(unsafe) var pool: Pool!
     let index: Int
+    // The header (with the reference count, which a stealer's reference would touch) apart from
+    // the slot the worker hands off through.
+    let headerLine = Padding()
     /// The hand-off slot: a job's bits, 0 when empty. Its worker and stealing workers exchange it.
     let next = Atomic<UInt>(0)
     let queue = WorkQueue()
@@ -87,7 +108,7 @@ final class Worker: @unchecked Sendable {
     let parking = NSCondition()
     var parked = false
     // What a task that just suspended asked to do once it is off this thread (Pool.whenSuspended).
-    var afterJob: [() -> Void] = []
+    var afterJob: [AfterSuspending] = []
     // While searching: each other worker's `next` as last seen, and for how many rounds.
     var seen: [UInt]
     var seenRounds: [Int]
@@ -108,6 +129,8 @@ final class Worker: @unchecked Sendable {
 public final class Pool: TaskExecutor, @unchecked Sendable {
     public let width: Int
     let workers: [Worker]
+    // The same, borrowed: an idle worker's search reads the others' slots without retaining them.
+    private let peers: [Unmanaged<Worker>]
     private let injector = WorkQueue()
     private let sleepers = Atomic<Int>(0)
     private let searching = Atomic<Int>(0)
@@ -136,6 +159,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         precondition(width >= 1, "a pool needs at least one thread")
         self.width = width
         workers = (0..<width).map { Worker(index: $0, width: width) }
+        peers = workers.map { .passUnretained($0) }
         for worker in workers { worker.pool = self }
         for (index, worker) in workers.enumerated() {
             let thread = Thread { [self] in
@@ -177,7 +201,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     func submit(_ work: Work) {
         if let raw = pthread_getspecific(Pool.key) {
             let done = Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker -> Bool in
-                guard worker.pool === self else { return false }
+                guard isOwn(worker, raw) else { return false }
                 let displaced = worker.next.exchange(work.bits, ordering: .acquiringAndReleasing)
                 if displaced != 0 {
                     worker.queue.push(Work(bits: displaced))
@@ -195,15 +219,33 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     /// finished suspending; at once where the caller is not one of the pool's jobs. A task that
     /// publishes its continuation this way can never be resumed while it is still suspending, a
     /// race the concurrency runtime handles but ThreadSanitizer cannot see.
-    func whenSuspended(_ action: @escaping () -> Void) {
-        guard let worker = Pool.currentWorker(), worker.pool === self else { return action() }
-        worker.afterJob.append(action)
+    func whenSuspended(_ action: @escaping () -> Void) { whenSuspended(.action(action)) }
+
+    func whenSuspended(_ step: AfterSuspending) {
+        guard let raw = pthread_getspecific(Pool.key) else { return step.run() }
+        let own = Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker -> Bool in
+            guard isOwn(worker, raw) else { return false }
+            worker.afterJob.append(step)
+            return true
+        }
+        if !own { step.run() }
     }
 
     /// Whether the calling thread is one of the pool's with no job waiting for it.
     func hasNothingElse() -> Bool {
-        guard let worker = Pool.currentWorker(), worker.pool === self else { return false }
-        return worker.next.load(ordering: .relaxed) == 0 && worker.queue.size.load(ordering: .relaxed) == 0
+        // Borrowed, not retained: this runs in the handler's polling loop.
+        guard let raw = pthread_getspecific(Pool.key) else { return false }
+        return Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker in
+            isOwn(worker, raw) && worker.next.load(ordering: .relaxed) == 0
+                && worker.queue.size.load(ordering: .relaxed) == 0
+        }
+    }
+
+    /// Whether `worker`, found at `raw` in the calling thread's key, is one of this pool's (two
+    /// runtimes may run in one process); compared by address, with no reference counted.
+    @inline(__always)
+    private func isOwn(_ worker: Worker, _ raw: UnsafeMutableRawPointer) -> Bool {
+        worker.index < width && peers[worker.index].toOpaque() == raw
     }
 
     /// Names the calling thread, as /proc, `top -H` and debuggers show it (Glibc's
@@ -229,9 +271,9 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
             job.run(on: executor)
             var done = 0
             while done < worker.afterJob.count {
-                let action = worker.afterJob[done]
+                let step = worker.afterJob[done]
                 done += 1
-                action()
+                step.run()
             }
             worker.afterJob.removeAll(keepingCapacity: true)
         }
@@ -259,9 +301,9 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         rounds: for _ in 0..<Pool.searchRounds {
             if let job = injector.pop() { found = job; break }
             for index in 0..<width where index != worker.index {
-                let victim = workers[index]
-                if let job = victim.queue.pop() { found = job; break rounds }
-                let waiting = victim.next.load(ordering: .relaxed)
+                let victim = peers[index]
+                if let job = victim._withUnsafeGuaranteedRef({ $0.queue.pop() }) { found = job; break rounds }
+                let waiting = victim._withUnsafeGuaranteedRef { $0.next.load(ordering: .relaxed) }
                 if waiting == 0 || waiting != worker.seen[index] {
                     worker.seen[index] = waiting
                     worker.seenRounds[index] = 0
@@ -269,7 +311,9 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
                 }
                 worker.seenRounds[index] += 1
                 if worker.seenRounds[index] >= Pool.patience,
-                   victim.next.compareExchange(expected: waiting, desired: 0, ordering: .acquiringAndReleasing).exchanged {
+                   victim._withUnsafeGuaranteedRef({
+                       $0.next.compareExchange(expected: waiting, desired: 0, ordering: .acquiringAndReleasing).exchanged
+                   }) {
                     found = Work(bits: waiting)
                     break rounds
                 }

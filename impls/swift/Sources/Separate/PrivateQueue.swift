@@ -11,8 +11,9 @@
 //
 // A block begins with a `begin` cell, and that cell is also the block's node in the handler's
 // queue of queues (Handler.swift): reserving links it there, so a reservation allocates nothing.
-// While linked, the cell holds one reference to its queue (taken at begin, given back at end), so
-// a client that goes away with blocks still queued does not free them.
+// No reference is counted per block: the client's cache keeps the queue, and a client that goes
+// away before the handler has run all its blocks leaves the queue to its runtime (Runtime.retire),
+// which frees it once the handler has (the handler's last touch of a block is `endsRun`).
 //
 // The handler is woken only at the points where the client needs it: when a block is reserved
 // (HandlerCore.link), at its end, at a sync and when the ring is full. Calls logged in between are
@@ -62,6 +63,7 @@ final class PrivateQueue: @unchecked Sendable {
     // blocks it holds decides whether it may wait for room.
     @usableFromInline unowned(unsafe) let client: Client?
     @usableFromInline let coalesces: Bool
+    let census: Census
 
     // -- the client's side (a cache line of its own, see Padding)
     @usableFromInline let clientLine = Padding()
@@ -76,6 +78,8 @@ final class PrivateQueue: @unchecked Sendable {
     /// coalescing, Sec. 3.4.1).
     @usableFromInline var synced = false
     @usableFromInline let published = Atomic<Int>(0)
+    /// Blocks the client has ended.
+    @usableFromInline var endsLogged = 0
 
     // -- a client waiting for room
     let producerWaiting = Atomic<Bool>(false)
@@ -84,6 +88,8 @@ final class PrivateQueue: @unchecked Sendable {
     // -- a reservation with a wait condition, written before its `beginWhen` cell is linked
     var condition: ((AnyObject) -> Bool)?
     var granted: UnsafeContinuation<Void, Never>?
+    // -- a sync, written before its cell is logged
+    private var syncing: UnsafeContinuation<Void, Never>?
 
     // -- the handler's side
     let handlerLine = Padding()
@@ -93,24 +99,30 @@ final class PrivateQueue: @unchecked Sendable {
     var head = 0
     var tailSeen = 0
     @usableFromInline let consumed = Atomic<Int>(0)
+    /// Blocks the handler has finished with: its last touch of the queue for each.
+    private var endsTaken = 0
+    private let endsRun = Atomic<Int>(0)
     let endLine = Padding()
 
     init(handler: HandlerCore, client: Client?) {
         self.handler = handler
         self.client = client
         coalesces = handler.runtime.coalescesSyncs
+        census = handler.runtime.census
         capacity = PrivateQueue.initialCapacity
         mask = capacity - 1
         cells = .allocate(capacity: capacity)
         (readCells, readCapacity, readMask) = (cells, capacity, mask)
         let owner = Unmanaged.passUnretained(self)
         for index in 0..<capacity { (cells + index).initialize(to: Cell(owner: owner)) }
+        census.count.wrappingAdd(1, ordering: .relaxed)
     }
 
     deinit {
         // Nothing is in flight: the handler has followed every move the client made.
         cells.deinitialize(count: capacity)
         cells.deallocate()
+        census.count.wrappingSubtract(1, ordering: .relaxed)   // its handler may be gone: not through it
     }
 
     /// Moves the client on to a ring twice the size; the last free cell of this one says so.
@@ -149,7 +161,7 @@ final class PrivateQueue: @unchecked Sendable {
     @inlinable @inline(__always)
     nonisolated(nonsending) func put(_ request: Request) async { await Unmanaged.passUnretained(self).put(request) }
 
-    /// Writes a begin cell and returns it, holding a reference to this queue, to be linked.
+    /// Writes a begin cell and returns it, to be linked.
     @inlinable
     nonisolated(nonsending) func begin(_ kind: Request = .begin) async -> UnsafeMutableRawPointer {
         await ensureRoom()
@@ -161,7 +173,6 @@ final class PrivateQueue: @unchecked Sendable {
     func beginNow(_ kind: Request) -> UnsafeMutableRawPointer {
         let cell = cells + (tail & mask)
         putNow(kind)
-        _ = Unmanaged.passRetained(self)
         return UnsafeMutableRawPointer(cell)
     }
 
@@ -204,13 +215,28 @@ final class PrivateQueue: @unchecked Sendable {
     nonisolated(nonsending) func awaitSync() async {
         await ensureRoom()
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            handler.runtime.pool.whenSuspended {
-                self.putNow(.sync(continuation))
-                self.publish()
-            }
+            syncing = continuation
+            handler.pool.whenSuspended(.sync(.passUnretained(self)))
         }
         headSeen = consumed.load(ordering: .acquiring)
         synced = true
+    }
+
+    /// `awaitSync`, once the client has suspended.
+    func logSync() {
+        let continuation = syncing.unsafelyUnwrapped
+        syncing = nil
+        putNow(.sync(continuation))
+        publish()
+    }
+
+    /// A block with a wait condition, once the client has suspended: the client takes over a
+    /// handler parked between blocks, or links the block for it to reach.
+    func reserveWhen() {
+        if !handler.claim(for: self) {
+            handler.link(beginNow(.beginWhen))
+            handler.wakeBetweenBlocks()
+        }
     }
 
     // -- handler side -------------------------------------------------------------------
@@ -280,6 +306,16 @@ final class PrivateQueue: @unchecked Sendable {
         }
         return .caughtUp
     }
+
+    /// The handler's last touch of this queue for a block, after its END: from here on the queue
+    /// may be freed, once it is the client's last block (`isFinished`).
+    func finishBlock() {
+        endsTaken &+= 1
+        endsRun.store(endsTaken, ordering: .releasing)
+    }
+
+    /// Whether the handler is done with every block the client ended (read once the client is gone).
+    var isFinished: Bool { endsRun.load(ordering: .acquiring) == endsLogged }
 
     /// Whether the handler has taken everything it has seen logged.
     var isDrained: Bool { head == tailSeen }

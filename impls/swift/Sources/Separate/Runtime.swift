@@ -29,6 +29,13 @@ public final class Runtime: @unchecked Sendable {
     private let idle = SpinLock()
     private var idleRunners: [Runner] = []
     private var closed = false
+    // Queues of clients that went away before their handlers had run all their blocks.
+    private let retired = Locked<[PrivateQueue]>([])
+    let census = Census()
+
+    /// How many private queues exist now: one per client and handler it used, and those kept for
+    /// clients gone before their handlers finished their blocks (a reading for tests).
+    public var liveQueues: Int { census.count.load(ordering: .relaxed) }
 
     /// `workers` threads (default: one per core) run every handler and every client task.
     public init(workers: Int, configuration: Configuration = .all) {
@@ -53,6 +60,25 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
+    /// Keeps `queue`, whose client is gone, until its handler has finished its blocks (looked at
+    /// whenever another client goes away, and at shutdown; the handler itself never frees a queue).
+    func retire(_ queue: PrivateQueue) { sweep(keeping: queue.isFinished ? nil : queue) }
+
+    /// Frees the kept queues whose handlers have finished with them, and keeps `queue`.
+    private func sweep(keeping queue: PrivateQueue? = nil) {
+        let done = retired.withLock { queues -> [PrivateQueue] in
+            var done: [PrivateQueue] = []
+            queues.removeAll { kept in
+                guard kept.isFinished else { return false }
+                done.append(kept)
+                return true
+            }
+            if let queue { queues.append(queue) }
+            return done
+        }
+        _ = done   // freed here, after the lock: freeing may end what a queue's requests held
+    }
+
     /// Stops the runners and the threads (after the work already queued).
     public func shutdown() {
         idle.lock()
@@ -62,12 +88,7 @@ public final class Runtime: @unchecked Sendable {
         idle.unlock()
         for runner in runners { runner.resume(with: nil) }
         pool.shutdown()
-    }
-
-    /// Runs `handler`, just woken, on the pool: next on this thread if it is one of the pool's.
-    @usableFromInline
-    func start(_ handler: HandlerCore) {
-        pool.submit(Work(handler))
+        sweep()
     }
 
     // -- runners --------------------------------------------------------------------------
@@ -94,4 +115,9 @@ public final class Runtime: @unchecked Sendable {
         idleRunners.append(runner)
         idle.unlock()
     }
+}
+
+/// How many private queues a runtime has (each queue counts itself in and out).
+final class Census: Sendable {
+    let count = Atomic<Int>(0)
 }

@@ -210,6 +210,32 @@ final class GuaranteeTests: XCTestCase {
         XCTAssertTrue(seen.allFreed, "a handler outlived the program that used it")
     }
 
+    /// A client that goes away while its handler still has its blocks to run: the blocks all run
+    /// (its queue outlives it), and the queue is freed once they have, not before and not never.
+    func testAClientGoneBeforeItsBlocksRanLeavesThemToRun() async {
+        let runtime = Runtime(workers: 2, configuration: .all)
+        let value = await runtime.run { () -> Int in
+            let data = Handler(Cell(), runtime: runtime)
+            let gate = Gate()
+            let blocker = Client(runtime)
+            // The handler's first call holds it (and one thread) until the gate opens.
+            await blocker.separate(data) { d in await d.call { _ in gate.wait() } }
+            await Self.logAndGo(runtime, data, blocks: 300)
+            XCTAssertEqual(runtime.liveQueues, 2, "the gone client's queue was freed with blocks still to run")
+            gate.open()
+            return await blocker.separate(data) { d in await d.query { $0.value } }
+        }
+        XCTAssertEqual(value, 300, "blocks of a client that went away were lost")
+        runtime.shutdown()
+        XCTAssertEqual(runtime.liveQueues, 0, "a queue outlived its client and its handler's work")
+    }
+
+    /// A client that logs `blocks` increments on `data` and goes away at once.
+    private static func logAndGo(_ runtime: Runtime, _ data: Handler<Cell>, blocks: Int) async {
+        let client = Client(runtime)
+        for _ in 0..<blocks { await client.separate(data) { d in await d.call { $0.value += 1 } } }
+    }
+
     /// Multi-reservations of the same two handlers given in opposite orders never deadlock: the
     /// reservation locks are taken in handler order whatever order the block names them in.
     func testOppositeMultiReservationsNeverDeadlock() async {
@@ -476,4 +502,23 @@ final class Counter: @unchecked Sendable {
 struct UncheckedEntries: @unchecked Sendable {
     let entries: [Journal.Entry]
     init(_ entries: [Journal.Entry]) { self.entries = entries }
+}
+
+/// A latch a handler's call waits on, blocking its thread, as a long call would hold it.
+final class Gate: @unchecked Sendable {
+    private let opened = NSCondition()
+    private var isOpen = false
+
+    func open() {
+        opened.lock()
+        isOpen = true
+        opened.broadcast()
+        opened.unlock()
+    }
+
+    func wait() {
+        opened.lock()
+        while !isOpen { opened.wait() }
+        opened.unlock()
+    }
 }
