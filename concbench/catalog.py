@@ -67,6 +67,8 @@ class Benchmark:
     may_stall_models: tuple[str, ...] = ()
     derived: tuple[str, ...] = ()
     expected_metrics: dict[str, dict[str, float]] = field(default_factory=dict)  # metric -> key -> value
+    # Every metric an implementation may report, with its unit (`[metrics]`; the words: report/units.py).
+    metric_units: dict[str, str] = field(default_factory=dict)
     repeatable: bool = False   # the spec lets `--option repeat=k` time k back-to-back kernels as one iteration
     defaults: dict[str, str] = field(default_factory=dict)   # the spec's option defaults; "{param}" = the parameter
     formula: str = ""          # the spec's closed form of the result, e.g. "count={n * m}" (`result_formula`)
@@ -292,6 +294,7 @@ def load_benchmark(path: Path) -> Benchmark:
     benchmark_id = _require(data, "id", path)
     if benchmark_id != path.stem:
         raise CatalogError(f"{path}: id '{benchmark_id}' does not match the file name")
+    expected = data.get("expected_metrics", {})
     return Benchmark(
         id=benchmark_id,
         title=_require(data, "title", path),
@@ -309,9 +312,21 @@ def load_benchmark(path: Path) -> Benchmark:
         neutral_options=tuple(str(o) for o in data.get("neutral_options", ())),
         expected_metrics={
             metric: {str(param): value for param, value in table.items()}
-            for metric, table in data.get("expected_metrics", {}).items()
+            for metric, table in expected.items()
         },
+        metric_units=_metric_units(data.get("metrics", {}), expected, path),
     )
+
+
+def _metric_units(declared: dict, expected: dict, path: Path) -> dict[str, str]:
+    """`[metrics]`: name = unit, a non-empty string; every metric the spec fixes must be declared there."""
+    for name, unit in declared.items():
+        if not isinstance(unit, str) or not unit.strip():
+            raise CatalogError(f"{path}: [metrics] {name}: the unit must be a word such as \"ns\" or \"meetings\"")
+    undeclared = sorted(set(expected) - set(declared))
+    if undeclared:
+        raise CatalogError(f"{path}: [expected_metrics] {', '.join(undeclared)} not declared under [metrics] with a unit")
+    return {str(name): unit.strip() for name, unit in declared.items()}
 
 
 def load_implementation(path: Path) -> Implementation:

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from . import conformance, describe, environment, regression, runner, session, toolchains
@@ -23,25 +22,25 @@ from .records import RunStatus
 from .report import export
 from .report.choice import every_pair
 from .report.variants import pair_series
-from .report.growth import growth_series
 from .report.scaling import scaling_tables
-from .report.summary import SeriesSummary, summarise
+from .report.summary import summarise
 from .report.study import grid_html, published_grid, study_figures, study_grids
 from .report.verdict import study_verdicts
 from .report.tables import (
-    EXPLAIN_NOTE, check_table, comparison_table, explain_table, findings_table, grid_table, growth_table,
-    regression_table, rules_table, scaling_table,
+    EXPLAIN_NOTE, check_table, comparison_table, explain_table, findings_table, grid_table, regression_table,
+    rules_table, scaling_table,
 )
-from .report.terminal import print_summary, show
+from .report.page import PAGE, default_folder, open_in_browser
+from .report.terminal import make_console, print_summary, say, show
 from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
 from .store import Store
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
-# Off a terminal (CI logs, files) the tables get room instead of being squeezed to 80 columns.
-console = Console(width=None if sys.stdout.isatty() else 220)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 220)
+# As wide as the terminal; off one (a pipe, a log file), COLUMNS where it is set, else 160 columns.
+console = make_console(sys.stdout)
+err_console = make_console(sys.stderr, stderr=True)
 
 
 def _catalog() -> Catalog:
@@ -234,8 +233,10 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 @click.option("--export-csv", default=None, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--export-bmf", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="Bencher Metric Format JSON, for `bencher run --adapter json --file FILE`.")
+@click.option("--page", is_flag=True,
+              help="Then write the session's HTML report beside the database (results/session-N/index.html).")
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf) -> int:
+                strict, db, export_json, export_csv, export_bmf, page) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
         _writable(path, flag)
@@ -254,7 +255,8 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
               "timeout_s": timeout, "strict": strict}
     store, outcome = _run_session(catalog, lambda c: make_plan(c, request, _available(c)),
                               Settings(runs=runs, timeout_s=timeout), db, config, variants)
-    return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")])
+    return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
+                           page)
 
 
 def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
@@ -269,7 +271,7 @@ def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None,
                                       runner.ProcessExecutor(launcher))
 
 
-def _export(fmt: str, record, runs, rows) -> str:
+def _export(fmt: str, record, runs, rows, catalog: Catalog) -> str:
     """A stored session in one of the export formats (docs/export.md)."""
     if fmt == "json":
         return export.to_json(record, runs)
@@ -277,29 +279,37 @@ def _export(fmt: str, record, runs, rows) -> str:
         return export.to_csv(record, runs)
     if fmt == "bmf":
         return export.to_bmf(rows)
-    return export.to_markdown(record, rows)
+    return export.to_markdown(record, rows, catalog.benchmarks)
 
 
 def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, strict: bool,
-                    exports: list[tuple[Path | None, str]] = ()) -> int:
-    """The summary, the exports and the exit status of a finished (or interrupted) session."""
+                    exports: list[tuple[Path | None, str]] = (), page: bool = False) -> int:
+    """The summary, the exports, the page (`page`) and the exit status of a finished (or interrupted) session."""
     session_id = outcome.session_id
     record = store.session(session_id)
     stored = store.runs(session_id)
     rows = summarise(stored)
-    print_summary(console, record, rows)
-    _print_growth(catalog, rows)
+    print_summary(console, record, rows, catalog.benchmarks)
     unwritten = 0
     for path, fmt in exports:
         if path:
             try:   # its folder was made before the run (_writable)
-                path.write_text(_export(fmt, record, stored, rows))
+                path.write_text(_export(fmt, record, stored, rows, catalog))
                 console.print(f"exported {path}")
             except OSError as error:   # checked before the run; the disk can still fill up since
                 err_console.print(f"concbench: {path}: not written ({error.strerror or error}); the session is stored",
                                   markup=False, highlight=False)
                 unwritten += 1
     console.print(f"stored as session {session_id} in {store.path}")
+    if page and not outcome.interrupted:
+        try:
+            path = _write_html(default_folder(store.path, session_id), catalog, record,
+                               store.runs(session_id, with_samples=True), [])
+            say(console, f"HTML report: {path} (`concbench report {session_id} --open` opens it)")
+        except OSError as error:
+            err_console.print(f"concbench: the HTML report was not written ({error.strerror or error}); "
+                              "the session is stored", markup=False, highlight=False)
+            unwritten += 1
     if outcome.interrupted:
         err_console.print(f"interrupted: {len(stored)} finished runs kept in session {session_id}")
         return EXIT_INTERRUPTED
@@ -409,11 +419,18 @@ def _check_language(catalog: Catalog, store: Store, language: str, models: set[s
 @click.option("--against-seq", is_flag=True, help="With --scaling: also the speedup against the fastest seq variant.")
 @click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Write a self-contained HTML report with plots into this folder.")
+@click.option("--open", "open_page", is_flag=True,
+              help="Open the session's HTML report in a browser (written first beside the database if it is not "
+                   "there yet, or into --html DIR); where there is no browser, print its path.")
 @click.option("--list", "list_sessions", is_flag=True, help="List the stored sessions.")
 @click.option("--notes", is_flag=True, help="Every note on every series (failures, CV, bimodality), one line each.")
+@click.option("--wide", is_flag=True, help="Every column of every table, however wide the terminal.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
-def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, list_sessions, notes, db) -> int:
+def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, open_page, list_sessions, notes, wide,
+                   db) -> int:
     """Report a stored session (default: the latest)."""
+    if html_dir is not None:
+        _writable(html_dir / PAGE, "--html")
     catalog = _catalog()
     store = _open_store(catalog, db)
     if list_sessions:
@@ -421,30 +438,27 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, lis
             console.print(f"{s.id:>4}  {s.started_at}  {s.status:<11}  {s.command}", markup=False, highlight=False)
         return EXIT_OK
     record = store.session(session_id)
-    runs = store.runs(record.id, with_samples=html_dir is not None)
+    if html_dir or open_page:
+        return _page(catalog, store, record, html_dir, [tuple(compare)] if compare else [], open_page)
+    runs = store.runs(record.id)
     rows = summarise(runs)
-    if html_dir:
-        path = _write_html(html_dir, catalog, record, runs, [tuple(compare)] if compare else [])
-        console.print(f"wrote {path}")
-        return EXIT_OK
     if compare:
         names = {r.variant for r in runs}
         for name in compare:
             if name not in names:
                 raise UsageError(f"--compare: session {record.id} has no runs of '{name}' (it has: {', '.join(sorted(names))})")
-        show(console, comparison_table(pair_series(rows, *compare)))
+        show(console, comparison_table(pair_series(rows, *compare)), wide=wide)
         return EXIT_OK
     if scaling:
         tables = scaling_tables(rows, scaling, against_seq)
         if not tables:
             raise UsageError(f"--scaling {scaling}: session {record.id} has no series swept over '{scaling}'")
-        show(console, scaling_table(tables, against_seq))
+        show(console, scaling_table(tables, against_seq), wide=wide)
         return EXIT_OK
     if fmt == "table":
-        print_summary(console, record, rows, notes=notes)
-        _print_growth(catalog, rows)
+        print_summary(console, record, rows, catalog.benchmarks, notes=notes, wide=wide)
     else:
-        sys.stdout.write(_export(fmt, record, runs, rows))
+        sys.stdout.write(_export(fmt, record, runs, rows, catalog))
     return EXIT_OK
 
 
@@ -463,12 +477,22 @@ def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, stud
                              study=study, extra_sections=sections)
 
 
-def _print_growth(catalog: Catalog, rows: list[SeriesSummary]) -> None:
-    """For benchmarks whose spec derives a growth exponent (spawn-scaling): the log-log fit."""
-    fitted = {b.id for b in catalog.benchmarks.values() if "growth_exponent" in b.derived}
-    series = growth_series(rows, fitted)
-    if series:
-        show(console, growth_table(series), note=False)
+def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, comparisons, open_page: bool) -> int:
+    """`report --html DIR` writes the page; `report --open` opens the one beside the database (writing it
+    first when it is not there, or the session is still running), or the one just written."""
+    path = (html_dir or default_folder(store.path, record.id)) / PAGE
+    if html_dir or not path.is_file() or record.status == "running":
+        try:
+            path = _write_html(path.parent, catalog, record, store.runs(record.id, with_samples=True), comparisons)
+        except OSError as error:
+            raise UsageError(f"{path}: the page cannot be written there ({error.strerror or error})") from None
+        say(console, f"wrote {path}")
+    if open_page:
+        if open_in_browser(path):
+            say(console, f"opened {path}")
+        else:
+            say(console, f"no browser here: open {path} in one")
+    return EXIT_OK
 
 
 # -- explain ------------------------------------------------------------------------------
@@ -507,7 +531,7 @@ def explain_command(session_id, benchmarks, variants, list_rules, as_json, db) -
     for d in diagnoses:
         show(console, explain_table(d), note=False)
         show(console, findings_table(d), note=False)
-    console.print(EXPLAIN_NOTE, highlight=False, markup=False, soft_wrap=True)
+    say(console, EXPLAIN_NOTE)
     if unobserved:
         console.print(f"{unobserved} of {len(runs)} runs have no per-thread evidence (recorded without the "
                       "launcher's observer): the rules that need it cannot fire there", highlight=False, markup=False)

@@ -237,7 +237,9 @@ def check_language(catalog: Catalog, store, language: str, models: set[str] | No
     cores = len(environment.allowed_cpus())
     plan = make_plan(catalog, Request(variants=variants, size="test", cores=(cores,), all_shapes=True), available)
     plan += repeated(plan)
-    outcome = run_session(catalog, store, plan, Settings(runs=1), progress, {"check": language}, executor)
+    # A refusal of a point the description allows is this language's failure, not bad input: recorded.
+    outcome = run_session(catalog, store, plan, Settings(runs=1, stop_on_refusal=False), progress,
+                          {"check": language}, executor)
     if outcome.interrupted:
         raise SessionInterrupted("check interrupted")
     judge_runs(plan, store.runs(outcome.session_id), rows)

@@ -32,5 +32,11 @@ class ProtocolError(ConcbenchError):
         self.why = why
 
 
+class RequestRefused(UsageError):
+    """A binary refused a point of the plan with exit status 2 before its hello line (a combination its
+    description cannot express, such as chameneos encore with one creature): bad input, found late. The
+    session stops there, as bad input stops it before it starts: one line, exit status 2."""
+
+
 class SessionInterrupted(ConcbenchError):
     """Ctrl-C or SIGTERM during a session: the session ends cleanly, marked interrupted."""

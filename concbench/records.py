@@ -137,7 +137,7 @@ class SessionRecord:
     id: int
     started_at: str
     ended_at: str | None
-    status: str              # running, finished, interrupted
+    status: str              # running, finished, interrupted, refused
     command: str
     git_commit: str | None
     environment: dict

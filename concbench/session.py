@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from . import environment, runner, toolchains
 from .catalog import Catalog, value_order
-from .errors import BuildError, ProtocolError, SessionInterrupted, UsageError
+from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupted, UsageError
 from .plan import Point
 from .protocol import Iteration, Transcript
 from .records import FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus
@@ -51,6 +51,9 @@ class SessionResult:
 class Settings:
     runs: int = 3
     timeout_s: float | None = None   # whole run; replaces the benchmark's per-iteration deadline
+    # A binary's refusal (exit 2 before hello) stops the session as bad input; `concbench check` records
+    # it instead, as a run that failed, since there every request comes from the binary's own description.
+    stop_on_refusal: bool = True
 
 
 def _line_reader(point: Point, transcript: Transcript, verdicts: list[IterationRecord],
@@ -121,6 +124,12 @@ class Session:
         harness_start = time.process_time_ns()   # every thread of the harness: the loop, the progress display
         process = self.executor.execute(spec, _line_reader(point, transcript, iterations, self.progress), _is_progress)
         harness_cpu_ns = time.process_time_ns() - harness_start
+        ending = _ending(process, transcript)
+        if ending.refused and self.settings.stop_on_refusal:
+            options = " ".join(f"{k}={v}" for k, v in point.options)
+            raise RequestRefused(
+                f"{point.variant.name} refused {point.benchmark.id} {point.benchmark.param_name}={point.param}"
+                + (f" ({options})" if options else "") + f": {ending.stderr_first or 'exit status 2, nothing said'}")
         run = RunRecord(
             benchmark=point.benchmark.id, variant=point.variant.name, param=point.param,
             options=dict(point.options), cores=point.cores, run_index=run_index, status=RunStatus.OK,
@@ -136,7 +145,7 @@ class Session:
             run_delay_ns=process.run_delay_ns, observer_cpu_ns=process.observer_cpu_ns, harness_cpu_ns=harness_cpu_ns,
             threads_untracked=process.threads_untracked,
         )
-        judge(run, point.benchmark, point.iterations, _ending(process, transcript))
+        judge(run, point.benchmark, point.iterations, ending)
         if run.status != RunStatus.OK:
             run.stderr_tail = process.stderr_tail
         return run
@@ -220,20 +229,24 @@ def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:
 
 def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Settings, progress: Progress,
                 config: dict, executor: runner.Executor) -> Outcome:
-    """Store the session first, then every run as it ends; Ctrl-C or SIGTERM end it as interrupted."""
+    """Store the session first, then every run as it ends; Ctrl-C or SIGTERM end it as interrupted, a
+    binary's refusal as refused (RequestRefused goes on to the caller, naming the session)."""
     session_id = store.start_session(
         shlex.join(["concbench", *sys.argv[1:]]), environment.git_commit(catalog.root),
         environment.capture(toolchain_records(catalog, plan)), {**config, "points": len(plan), "runs": settings.runs},
     )
     session = Session(catalog, store, settings, progress, executor)
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
-    result, interrupted = None, False
+    result, interrupted, status = None, False, "finished"
     try:
         with progress.live(len(plan) * settings.runs):
             result = session.run_plan(session_id, plan)
     except (KeyboardInterrupt, SessionInterrupted):
-        interrupted = True
+        interrupted, status = True, "interrupted"
+    except RequestRefused as refusal:
+        status = "refused"
+        raise RequestRefused(f"{refusal} (session {session_id} stopped there, its finished runs kept)") from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-        store.end_session(session_id, "interrupted" if interrupted else "finished")
+        store.end_session(session_id, status)
     return Outcome(session_id, result, interrupted)

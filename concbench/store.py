@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     id INTEGER PRIMARY KEY,
     started_at TEXT NOT NULL,
     ended_at TEXT,
-    status TEXT NOT NULL,               -- running | finished | interrupted
+    status TEXT NOT NULL,               -- running | finished | interrupted | refused
     command TEXT NOT NULL,
     git_commit TEXT,
     environment_json TEXT NOT NULL,

@@ -62,6 +62,13 @@ class Ending:
     hello: bool = True
     iterations: int = 0
 
+    @property
+    def refused(self) -> bool:
+        """Exit status 2 before hello, with nothing else gone wrong: the binary refused the request (the
+        protocol's answer to bad input), which is not a crash. Any other exit or a signal before hello is."""
+        return (self.started and not self.hello and self.exit_code == 2 and not self.signal and not self.timed_out
+                and not self.protocol_error and self.iterations == 0)
+
     def failure(self, expected_iterations: int) -> tuple[RunStatus, Reason, str] | None:
         """What went wrong with the process itself, in order of precedence; None when nothing did."""
         if not self.started:

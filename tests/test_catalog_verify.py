@@ -240,3 +240,18 @@ def test_a_formula_that_is_not_integer_arithmetic_is_a_catalog_error(tmp_path, r
     path.write_text(text)
     with pytest.raises(CatalogError, match="result_formula"):
         load_benchmark(path)
+
+
+def test_every_metric_a_benchmark_fixes_is_declared_with_its_unit(catalog, tmp_path, root):
+    for benchmark in catalog.benchmarks.values():
+        assert set(benchmark.expected_metrics) <= set(benchmark.metric_units), benchmark.id
+    assert catalog.benchmarks["chain"].metric_units["stage_outer_ns"] == "ns"
+    assert catalog.benchmarks["big"].metric_units["throughput"] == "messages/s"
+    text = (root / "benchmarks" / "countdown.toml").read_text()
+    path = tmp_path / "countdown.toml"
+    path.write_text(text.replace('batches = "batches"\n', ""))
+    with pytest.raises(CatalogError, match="batches not declared under \\[metrics\\]"):
+        load_benchmark(path)
+    path.write_text(text.replace('calls = "calls"', 'calls = ""'))
+    with pytest.raises(CatalogError, match="calls: the unit must be a word"):
+        load_benchmark(path)

@@ -123,6 +123,7 @@ def test_compare_two_variants(cli):
     (["run", "-b", "fib", "-v", "swift/gcd", "--option", "shape=nope"], "no shape 'nope'"),
     (["report", "999"], "no session 999"),
     (["run", "-v", "fake/ok", "--export-json", "/proc/x.json"], "--export-json /proc/x.json: cannot write there"),
+    (["report", "--html", "/proc/x"], "--html /proc/x/index.html: cannot write there"),
 ])
 def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     cli("run", *FAKE, "-v", "fake/ok", "--param", "5")   # so that report has a database
@@ -131,6 +132,39 @@ def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_a_binarys_refusal_before_hello_stops_the_session_as_bad_input(cli):
+    # fake.py serves C >= 0 but refuses encore with fewer than 2 creatures (exit 2 before hello), as the
+    # chameneos encore programs do: a combination its description cannot express.
+    done = cli("run", "-b", "chameneos", "-v", "fake/ok", "--param", "3,1", "--runs", "2")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "concbench: fake/ok refused chameneos C=1: fake.py: chameneos encore needs C >= 2 "
+        "(session 1 stopped there, its finished runs kept)"]
+    listed = cli("report", "--list").stdout
+    assert "refused" in listed
+    runs = cli.export()["runs"]
+    assert [(r["param"], r["status"]) for r in runs] == [("3", "ok")]   # no crashed run recorded for C=1
+
+
+def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it(cli, tmp_path, monkeypatch):
+    done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--page")
+    page = cli.db.parent / "session-1" / "index.html"
+    assert done.returncode == 0, done.stderr
+    assert f"HTML report: {page}" in done.stdout and page.is_file()
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        monkeypatch.delenv(name, raising=False)
+    done = cli("report", "--open")
+    assert done.returncode == 0 and f"no browser here: open {page}" in done.stdout
+    assert "wrote" not in done.stdout          # the page of `run --page` is opened, not written again
+    opened = tmp_path / "opened.txt"
+    script = tmp_path / "browser.py"
+    script.write_text(f"import sys, pathlib; pathlib.Path({str(opened)!r}).write_text(sys.argv[1])\n")
+    monkeypatch.setenv("BROWSER", f"{sys.executable} {script} %s")
+    done = cli("report", "--open")
+    assert done.returncode == 0 and f"opened {page}" in done.stdout
+    assert opened.read_text() == page.as_uri()
 
 
 def test_an_export_that_cannot_be_written_runs_nothing(cli):

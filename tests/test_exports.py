@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from concbench.catalog import load_catalog
 from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
 from concbench.report import export
 from concbench.report.summary import summarise
 from concbench.report.terminal import print_summary
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+BENCHMARKS = load_catalog(Path(__file__).resolve().parent.parent).benchmarks
 
 SESSION = SessionRecord(
     id=7, started_at="2026-11-23T12:00:00+00:00", ended_at="2026-11-23T12:01:00+00:00", status="finished",
@@ -50,14 +52,14 @@ RUNS = [
 
 def _terminal() -> str:
     console = Console(width=200, record=True, color_system=None, file=open(os.devnull, "w"))
-    print_summary(console, SESSION, summarise(RUNS))
+    print_summary(console, SESSION, summarise(RUNS), BENCHMARKS)
     return console.export_text()
 
 
 RENDERERS = {
     "session.json": lambda: export.to_json(SESSION, RUNS),
     "session.csv": lambda: export.to_csv(SESSION, RUNS),
-    "session.md": lambda: export.to_markdown(SESSION, summarise(RUNS)),
+    "session.md": lambda: export.to_markdown(SESSION, summarise(RUNS), BENCHMARKS),
     "session.txt": _terminal,
 }
 

@@ -269,7 +269,7 @@ def _constructed_runs() -> list[RunRecord]:
                                for t in range(30)] if param == 30 else []
                     run_id += 1
                     runs.append(_run(variant, shapes[variant], param, cores, index, times, samples=samples, id=run_id,
-                                     metrics={"batches": 42.0} if variant == "swift/sc" else {}))
+                                     metrics={"spawns": 42.0} if variant == "swift/sc" else {}))
     # A stalled GCD run at a larger size: 5000 samples of a growing thread pile-up, then larger sizes skipped.
     pile = [SampleRecord(t * 1_000_000, (30 << 20) + (t % 17) * 65536, 3 + t // 40 + (t % 3), 1_000_000)
             for t in range(5000)]
@@ -338,7 +338,7 @@ def test_the_summary_table_has_the_terminal_columns_and_reported_metrics(constru
     assert head == ["variant [shape]", "n", "cores", "runs", "n", "median", "mean ± 95% CI", "CV", "min", "max",
                     "result", "threads", "peak RSS", "CPU", "process"]
     metrics = re.search(r'<table class="metrics" data-benchmark="fib">(.*?)</table>', constructed.text, re.S).group(1)
-    assert "<th class=num>batches</th>" in metrics and "<td class=num>42</td>" in metrics
+    assert "<th class=num>spawns</th>" in metrics and "<td class=num>42 spawns</td>" in metrics   # fib.toml's unit
 
 
 def test_constructed_records_escape_text_and_downsample_long_time_series(constructed):

@@ -13,6 +13,7 @@ import pytest
 
 from concbench import runner
 from concbench.catalog import load_catalog
+from concbench.errors import RequestRefused
 from concbench.plan import Request, make_plan
 from concbench.records import RunStatus, SampleRecord
 from concbench.report.summary import summarise
@@ -36,6 +37,7 @@ class Script:
     signal: int | None = None
     timed_out: bool = False
     busy: bool = False            # CPU used in the last seconds before a timeout
+    stderr: str = ""
 
 
 class FakeClock:
@@ -83,6 +85,7 @@ class ScriptedExecutor:
             record.signal = 9
         else:
             record.exit_code, record.signal = script.exit_code, script.signal
+        record.stderr_tail = script.stderr
         record.wall_ns = self.clock.now_ns - start
         return record
 
@@ -103,14 +106,14 @@ def catalog():
     return load_catalog(ROOT)
 
 
-def _session(catalog, tmp_path, script, runs=1, **request):
+def _session(catalog, tmp_path, script, runs=1, settings=None, **request):
     request = Request(**{"benchmarks": ("fib",), "variants": ("fake/ok",), "cores": (1,), "iterations": 3,
                          "warmup": 1, **request})
     plan = make_plan(catalog, request, set(catalog.variants))
     executor = ScriptedExecutor(script)
     store = Store(tmp_path / "s.sqlite")
     session_id = store.start_session("test", None, {}, {})
-    result = Session(catalog, store, Settings(runs=runs), Progress(), executor).run_plan(session_id, plan)
+    result = Session(catalog, store, settings or Settings(runs=runs), Progress(), executor).run_plan(session_id, plan)
     return result, executor, store, session_id
 
 
@@ -181,3 +184,36 @@ def test_statistics_of_a_scripted_session(catalog, tmp_path):
     assert row.stats.n == 8                # 2 runs × 4 measured iterations; the warm-up 900 is left out
     assert row.stats.median == 250 and row.stats.min == 100 and row.stats.max == 400
     assert all(r.status == RunStatus.OK for r in result.runs)
+
+
+REFUSAL = Script(hello=False, exit_code=2, stderr="\nfake.py: fib 7 is not served here\n")
+
+
+def test_exit_2_before_hello_is_a_refusal_that_stops_the_session_with_the_binarys_line(catalog, tmp_path):
+    def script(model, param):
+        return REFUSAL if param == "7" else right(model, param)
+
+    with pytest.raises(RequestRefused) as refusal:
+        _session(catalog, tmp_path, script, params=("5", "7", "9"))
+    assert str(refusal.value) == "fake/ok refused fib n=7: fake.py: fib 7 is not served here"
+    store = Store(tmp_path / "s.sqlite")
+    assert [r.param for r in store.runs(1)] == ["5"]     # the run before it is kept; the refusal is no run
+
+
+@pytest.mark.parametrize("script, reason, words", [
+    (Script(hello=False, exit_code=3, stderr="boom"), "exit", "exit status 3: boom"),
+    (Script(hello=False, exit_code=None, signal=6), "signal", "signal 6"),
+    (Script(hello=False, exit_code=2, signal=9), "signal", "signal 9"),
+    (Script(results=[], ns=[], exit_code=2, stderr="late"), "exit", "exit status 2: late"),   # after hello
+])
+def test_any_other_end_before_the_first_iteration_is_a_crash_kept_as_data(catalog, tmp_path, script, reason, words):
+    result, _, _, _ = _session(catalog, tmp_path, lambda m, p: script, params=("5",))
+    run = result.runs[0]
+    assert (run.status, run.reason) == ("crashed", reason) and words in run.message
+
+
+def test_check_records_a_refusal_of_a_described_point_as_a_failed_run(catalog, tmp_path):
+    result, _, _, _ = _session(catalog, tmp_path, lambda m, p: REFUSAL, params=("5",),
+                               settings=Settings(runs=1, stop_on_refusal=False))
+    run = result.runs[0]
+    assert (run.status, run.reason) == ("crashed", "exit") and "fib 7 is not served here" in run.message

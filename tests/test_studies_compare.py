@@ -82,7 +82,7 @@ def _cli(root, *args):
 
 
 @pytest.mark.parametrize("statistic, needle", [
-    ("mean-z", "significant"), ("median-of-3-after-warmup", "T (factor) per pad_ms"), ("s-per-task", "s/task"),
+    ("mean-z", "significant"), ("median-of-3-after-warmup", "T (factor) per pad_ms"), ("s-per-task", "time/task"),
     ("encore", "minimum of the whole-process runs")])
 def test_study_run_and_report_lay_ours_beside_theirs(study_root, statistic, needle):
     (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic=statistic))

@@ -31,7 +31,8 @@ ROWS = summarise(RUNS)
 MODELS = {
     "summary": tables.summary_table(ROWS),
     "summary of one benchmark": tables.summary_table(ROWS, with_benchmark=False, param_name="n"),
-    "metrics": tables.metrics_table(ROWS),
+    "metrics": tables.metrics_table(ROWS, {"spawns": "spawns"}, "n"),
+    "overview": tables.overview_table(ROWS, {"fib": "n"}),
 }
 
 
@@ -72,3 +73,28 @@ def test_t_and_c_side_by_side_where_an_implementation_reports_compute_time():
     assert model.headers[-4:] == ["T", "C", "T − C", "communication"]
     gcd = next(row for row in model.rows if row[1].text == "swift/gcd [cps]")
     assert [c.text for c in gcd[-4:]] == ["3.23 ms", "1.00 ms", "2.23 ms", "69.0%"]
+
+
+@pytest.mark.parametrize("value, unit, text", [
+    (24_451, "ns", "24.5 µs"), (3_500_000, "bytes", "3.3 MiB"), (0.184, "fraction", "18.4%"),
+    (4.93e-5, "fraction", "0.00493%"), (18_954_680.5, "messages/s", "19.0 M messages/s"), (512, "calls/s", "512 calls/s"),
+    (7_096_870, "calls", "7,096,870 calls"), (1.41, "meetings", "1.41 meetings"), (52_640.8, "meetings", "52,641 meetings"),
+    (1, "mod 3", "1 mod 3"), (7, None, "7 (unit?)"), (None, "ns", "–"),
+])
+def test_a_metric_is_printed_in_the_unit_its_benchmark_declares(value, unit, text):
+    from concbench.report.units import fmt_metric
+    assert fmt_metric(value, unit) == text
+
+
+def test_a_table_too_wide_leaves_out_optional_columns_then_continues_with_the_key_columns():
+    from concbench.report.layout import fit, table_width, column_widths
+    model = MODELS["summary of one benchmark"]
+    whole = table_width(column_widths(model))
+    assert fit(model, whole).parts == (model,) and not fit(model, whole).left_out
+    narrow = fit(model, 70)
+    assert narrow.left_out[:2] == ("max", "min")                    # the least needed first
+    for part in narrow.parts:
+        assert [c.name for c in part.columns][:2] == ["variant [shape]", "n"]   # the keys, in every part
+        assert "median" in part.headers
+        assert table_width(column_widths(part)) <= 70
+    assert fit(model, None).parts == (model,)                        # --wide

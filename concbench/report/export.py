@@ -10,7 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 
+from ..catalog import Benchmark
 from ..errors import UsageError
 from ..records import RunRecord, SessionRecord
 from ..verify import Verdict
@@ -125,16 +127,23 @@ def to_bmf(rows: list[SeriesSummary]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_markdown(session: SessionRecord, rows: list[SeriesSummary]) -> str:
-    """The session as Markdown: its heading, then the summary and metrics tables as the terminal shows them."""
+def to_markdown(session: SessionRecord, rows: list[SeriesSummary], benchmarks: Mapping[str, Benchmark]) -> str:
+    """The session as Markdown: its heading, the summary table, then each benchmark's reported metrics in
+    the units its file declares."""
     env = session.environment
     lines = [f"## concbench session {session.id} ({session.status}, {session.started_at})", "",
              f"{env.get('cpu_model')}, {len(env.get('cpus_allowed') or [])} CPUs, kernel {env.get('kernel')}"
              + (f", commit `{session.git_commit}`" if session.git_commit else ""), "",
              render.to_markdown(summary_table(rows)).rstrip("\n")]
-    metrics = metrics_table(rows)
-    if metrics is not None:
-        lines += ["", render.to_markdown(metrics).rstrip("\n")]
+    by_benchmark: dict[str, list[SeriesSummary]] = {}
+    for row in rows:
+        by_benchmark.setdefault(row.benchmark, []).append(row)
+    for benchmark, members in by_benchmark.items():
+        spec = benchmarks.get(benchmark)
+        metrics = metrics_table(members, spec.metric_units if spec else {}, spec.param_name if spec else "param",
+                                title=f"{benchmark}: reported metrics (median over finished runs)")
+        if metrics is not None:
+            lines += ["", render.to_markdown(metrics).rstrip("\n")]
     notes = [f"- {row.benchmark} {row.label} {row.param}: {note}" for row in rows for note in row.notes]
     if notes:
         lines += ["", "Notes:", *notes]

@@ -21,8 +21,12 @@ class GrowthPoint:
     median_ns: float
 
     @property
+    def ns_per_task(self) -> float:
+        return self.median_ns / self.n
+
+    @property
     def s_per_task(self) -> float:
-        return self.median_ns / 1e9 / self.n
+        return self.ns_per_task / 1e9
 
 
 @dataclass(frozen=True)

@@ -299,7 +299,7 @@ def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], 
         out.append(_time_section(benchmark, rows, colours, param_name, multi_cores))
         out.append(_box_section(benchmark, rows, colours, param_name, multi_cores))
         out.append("<h3>Summary</h3>")
-        out.append(_summary_table(benchmark, rows, colours, param_name))
+        out.append(_summary_table(benchmark, rows, colours, param_name, spec.metric_units if spec else {}))
         if multi_cores:
             out.append(_scaling_section(benchmark, rows, colours, param_name))
         if growth:
@@ -390,12 +390,12 @@ def _box_section(benchmark: str, rows: list[SeriesSummary], colours, param_name:
     return "<h3>Iterations</h3>\n" + _figure(key, svg, caption, {"benchmark": benchmark})
 
 
-def _summary_table(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
+def _summary_table(benchmark: str, rows: list[SeriesSummary], colours, param_name: str,
+                   units: dict[str, str]) -> str:
     out = to_html(summary_table(rows, with_benchmark=False, param_name=param_name), benchmark, colours)
-    for extra in (metrics_table(rows, with_benchmark=False, param_name=param_name),
-                  compute_table(rows, with_benchmark=False, param_name=param_name)):
+    for extra in (metrics_table(rows, units, param_name), compute_table(rows, with_benchmark=False, param_name=param_name)):
         if extra is not None:
-            out += "\n" + to_html(extra, benchmark, colours, caption=extra.title)
+            out += "\n" + to_html(extra, benchmark, colours, caption="; ".join(t for t in (extra.heading, extra.note) if t))
     return out
 
 

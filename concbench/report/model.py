@@ -43,6 +43,8 @@ MISSING = cell("–")
 class Column:
     name: str
     numeric: bool = False    # right-aligned
+    key: bool = False        # names the row (variant, median): in every part of a split table, never wrapped or cut
+    optional: int = 0        # > 0: may be left out where the terminal is narrow, the highest first (report/layout.py)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,11 @@ class TableModel:
     columns: tuple[Column, ...]
     rows: list[tuple[Cell, ...]] = field(default_factory=list)
     note: str = ""           # printed under the table (the HTML caption)
+    context: str = ""        # what holds for every row, said once after the title ("every row: 2 cores")
+
+    @property
+    def heading(self) -> str:
+        return " · ".join(t for t in (self.title, self.context) if t)
 
     @property
     def headers(self) -> list[str]:

@@ -1,4 +1,5 @@
-"""Plots of the HTML report: matplotlib figures rendered as SVG text to inline in the page.
+"""Plots of the HTML report: matplotlib figures rendered as SVG text to inline in the page, and the
+many small per-run figures (memory and threads over time, explain's sweeps) drawn by report/svg.py.
 
 Every function takes plain data (the lines, boxes and samples to draw, already grouped and
 coloured by html.py) and returns one `<svg>` element as a string. Figures are drawn on the
@@ -22,9 +23,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
+from . import svg
+from .svg import slug as _slug
 from .units import time_unit
 
-MAX_POINTS_PER_LINE = 1000   # a time series is decimated to at most this many points per line
+MAX_POINTS_PER_LINE = 400    # a time series is decimated to at most this many points per line (about a pixel each)
+TIMELINE_POINTS = 120        # thread states over time: averaged into this many buckets
 WIDE_RANGE = 20.0            # max/min above this: a logarithmic axis
 WIDTH_IN = 7.2               # a full-width figure, inches (the SVG is scaled by the page's CSS)
 
@@ -156,10 +160,6 @@ def downsample(xs: Sequence[float], ys: Sequence[float], limit: int = MAX_POINTS
 def _wide(values: Sequence[float]) -> bool:
     positive = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
     return bool(positive) and max(positive) / min(positive) > WIDE_RANGE
-
-
-def _slug(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", key).strip("-") or "plot"
 
 
 _ID = re.compile(r'\bid="([^"]+)"')
@@ -396,21 +396,12 @@ def timeseries_plot(key: str, title: str, colour: str, t_ns: Sequence[int], rss_
     seconds = [t / 1e9 for t in t_ns]
     rss_x, rss_y = downsample(seconds, [r / 2**20 for r in rss_bytes])
     thr_x, thr_y = downsample(seconds, list(threads), MAX_POINTS_PER_LINE // 2)   # steps double the vertices
-
-    def draw(fig: Figure) -> None:
-        ax_m, ax_t = fig.subplots(2, 1, sharex=True)
-        ax_m.plot(rss_x, rss_y, color=colour, linewidth=1.1, gid="rss")
-        ax_m.fill_between(rss_x, rss_y, color=colour, alpha=0.12, linewidth=0)
-        ax_m.set_ylabel("RSS (MiB)")
-        ax_m.set_ylim(bottom=0)
-        ax_t.plot(thr_x, thr_y, color=colour, linewidth=1.1, drawstyle="steps-post", gid="threads")
-        ax_t.set_ylabel("threads")
-        ax_t.set_ylim(bottom=0)
-        ax_t.yaxis.get_major_locator().set_params(integer=True)
-        ax_t.set_xlabel("time since launch (s)")
-        ax_m.set_title(title, loc="left")
-
-    return _render(key, WIDTH_IN * 0.68, 3.3, draw)
+    span = (0.0, max(seconds, default=1.0))
+    return svg.chart(key, [
+        svg.Panel(title, "", "RSS (MiB)", [svg.Series(rss_x, rss_y, colour, gid="rss")], x_limits=span),
+        svg.Panel("", "time since launch (s)", "threads", [svg.Series(thr_x, thr_y, colour, "step", gid="threads")],
+                  x_limits=span),
+    ], width=490, panel_height=165)
 
 
 @dataclass
@@ -424,40 +415,35 @@ class StateTimeline:
     blocked: list[int]
 
 
+def _buckets(values: Sequence[float], count: int) -> list[float]:
+    """The means of `count` equal runs of values (all of them when there are fewer)."""
+    n = len(values)
+    if n <= count:
+        return list(values)
+    return [sum(values[b * n // count:(b + 1) * n // count]) / max(1, (b + 1) * n // count - b * n // count)
+            for b in range(count)]
+
+
 def diagnosis_plot(key: str, title: str, colour: str, xlabel: str, xs: Sequence[float], ys: Sequence[float],
                    speedup: bool, timeline: StateTimeline | None) -> str:
     """`explain`'s figure for one sweep: speedup along it (or time over the parameter, log-log), and
-    beside it the thread states of the sweep's widest run: running, sleeping, blocked in the kernel."""
-
-    def draw(fig: Figure) -> None:
-        ax_s, ax_t = fig.subplots(1, 2)
-        if speedup and xs:
-            ax_s.plot(xs, [x / xs[0] for x in xs], color="#888", linestyle="--", linewidth=1, label="ideal")
-            ax_s.set_ylabel("speedup")
-            ax_s.set_xticks(list(xs))
-            ax_s.set_xticklabels([f"{x:g}" for x in xs])
-        else:
-            ax_s.set_xscale("log")
-            ax_s.set_yscale("log")
-            ax_s.set_ylabel("median time (s)")
-        ax_s.plot(xs, ys, "-", marker="o", color=colour, label=title, gid="sweep")
-        if speedup:
-            ax_s.set_ylim(bottom=0)   # after the data, so that the top still fits them
-        ax_s.set_xlabel(xlabel)
-        ax_s.set_title(title, loc="left")
-        if timeline is not None and timeline.t_ns:
-            seconds = [t / 1e9 for t in timeline.t_ns]
-            names = ("running", "sleeping", "blocked")
-            areas = ax_t.stackplot(seconds, timeline.running, timeline.sleeping, timeline.blocked, labels=names,
-                                   colors=("#2a9d8f", "#bbbbbb", "#e76f51"), step="post")
-            for area, name in zip(areas, names):
-                area.set_gid(name)
-            ax_t.set_xlabel("time since launch (s)")
-            ax_t.set_ylabel("threads")
-            ax_t.set_title(timeline.title, loc="left")
-            ax_t.legend(loc="upper right", frameon=False, fontsize="small")
-        else:
-            ax_t.text(0.5, 0.5, "no per-thread samples", ha="center", va="center", transform=ax_t.transAxes)
-            ax_t.set_axis_off()
-
-    return _render(key, WIDTH_IN * 1.25, 3.0, draw)
+    beside it the thread states of the sweep's widest run: running, sleeping, blocked in the kernel,
+    stacked (averaged over short spans of time)."""
+    sweep = svg.Panel(title, xlabel, "speedup" if speedup else "median time (s)", log_x=not speedup,
+                      log_y=not speedup, x_ticks=list(xs) if speedup else None)
+    if speedup and xs:
+        sweep.series.append(svg.Series(list(xs), [x / xs[0] for x in xs], "#888888", dashed=True, gid="ideal"))
+    sweep.series.append(svg.Series(list(xs), list(ys), colour, gid="sweep", markers=True))
+    states = svg.Panel(timeline.title if timeline else "", "time since launch (s)", "threads", legend=True,
+                       empty="no per-thread samples")
+    if timeline is not None and timeline.t_ns:
+        seconds = _buckets([t / 1e9 for t in timeline.t_ns], TIMELINE_POINTS)
+        running = _buckets(timeline.running, TIMELINE_POINTS)
+        sleeping = _buckets(timeline.sleeping, TIMELINE_POINTS)
+        blocked = _buckets(timeline.blocked, TIMELINE_POINTS)
+        # Stacked by drawing the totals first: each area covers the part of the one before it.
+        for name, colour_of, ys_of in (("blocked", "#e76f51", [r + s + b for r, s, b in zip(running, sleeping, blocked)]),
+                                       ("sleeping", "#bbbbbb", [r + s for r, s in zip(running, sleeping)]),
+                                       ("running", "#2a9d8f", running)):
+            states.series.append(svg.Series(seconds, ys_of, colour_of, "area", gid=name, name=name))
+    return svg.chart(key, [sweep, states], width=900, panel_height=280, columns=2)

@@ -30,9 +30,12 @@ def _rich_span(span: Span) -> str:
 
 
 def to_rich(table: TableModel) -> Table:
-    out = Table(title=escape(table.title) or None, header_style="bold", title_justify="left")
+    """The table without its heading: the terminal prints that as a line of its own, wrapped at its width."""
+    out = Table(header_style="bold")
     for column in table.columns:
-        out.add_column(escape(column.name), justify="right" if column.numeric else "left")
+        # A key cell is never wrapped (report/layout.py makes room for it); any other wraps, never cut.
+        out.add_column(escape(column.name), justify="right" if column.numeric else "left",
+                       no_wrap=column.key, overflow="ellipsis" if column.key else "fold")
     for row in table.rows:
         out.add_row(*(" ".join(_rich_span(s) for s in c.spans if s.text) for c in row))
     return out
@@ -42,7 +45,7 @@ def to_markdown(table: TableModel) -> str:
     def text(c: Cell) -> str:
         return c.text.replace("|", "\\|") or " "
 
-    lines = [f"**{table.title}**", ""] if table.title else []
+    lines = [f"**{table.heading}**", ""] if table.heading else []
     lines.append("| " + " | ".join(c.name for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if c.numeric else "---" for c in table.columns) + "|")
     lines += ["| " + " | ".join(text(c) for c in row) + " |" for row in table.rows]
@@ -77,14 +80,14 @@ def _html_cell(c: Cell, colours: dict[str, str]) -> str:
 def to_html(table: TableModel, benchmark: str | None = None, colours: dict[str, str] | None = None,
             caption: str | None = None) -> str:
     """A <table class="{kind}">, tagged with its benchmark; series cells wear their colour's swatch.
-    The caption is the table's note unless one is given ("" for none)."""
+    The caption is what holds for every row and the table's note, unless one is given ("" for none)."""
     colours = colours or {}
     attrs = f' class="{html.escape(table.kind)}"'
     if benchmark is not None:
         attrs += f' data-benchmark="{html.escape(benchmark)}"'
     numeric = [" class=num" if c.numeric else "" for c in table.columns]
     out = [f"<table{attrs}>"]
-    caption = table.note if caption is None else caption
+    caption = "; ".join(t for t in (table.context, table.note) if t) if caption is None else caption
     if caption:
         out.append(f"<caption>{html.escape(caption)}</caption>")
     out.append("<thead><tr>" + "".join(f"<th{k}>{html.escape(c.name)}</th>" for c, k in zip(table.columns, numeric))

@@ -123,7 +123,7 @@ def window_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
 
 
 def per_task_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
-    """Seconds per task per N for each compared label, their ratio, and each label's growth exponent."""
+    """Time per task per N for each compared label, their ratio, and each label's growth exponent."""
     grids = []
     fits = {(s.benchmark, s.label): s.fit for s in growth_series(rows, {r.benchmark for r in rows})}
     for label_a, label_b in study.compare:
@@ -132,8 +132,8 @@ def per_task_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
         for pair in sorted(pairs, key=lambda p: int(p.a.param) if p.a.param.isdigit() else 0):
             sa, sb = pair.a.stats, pair.b.stats
             n = int(pair.a.param)
-            a_task = f"{sa.median / 1e9 / n:.2e}" if sa else "–"
-            b_task = f"{sb.median / 1e9 / n:.2e}" if sb else "–"
+            a_task = fmt_ns(sa.median / n) if sa else "–"
+            b_task = fmt_ns(sb.median / n) if sb else "–"
             ratio = pair.result.ratio_of_medians if pair.result else None
             out.append((pair.a.param, a_task, b_task, "–" if ratio is None else f"{ratio:.2f}"))
         benchmark = pairs[0].a.benchmark if pairs else ""
@@ -142,8 +142,8 @@ def per_task_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
             fit = fits.get((benchmark, label))
             if fit and fit.exponent is not None:
                 notes.append(f"{label}: exponent {fit.exponent:.3f}" + (" (super-linear)" if fit.superlinear else ""))
-        grids.append(Grid(f"{benchmark}: seconds per task, {label_b} / {label_a}",
-                          ("N", f"{label_a} s/task", f"{label_b} s/task", "ratio"), tuple(out), "; ".join(notes)))
+        grids.append(Grid(f"{benchmark}: time per task, {label_b} / {label_a}",
+                          ("N", f"{label_a} time/task", f"{label_b} time/task", "ratio"), tuple(out), "; ".join(notes)))
     return grids
 
 

@@ -3,12 +3,17 @@ the Markdown export and the HTML page render these same definitions (report/rend
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..catalog import value_order
 from ..stats import CV_WARN_THRESHOLD
 from .growth import GrowthSeries
 from .model import MISSING, Cell, Column, Span, TableModel, cell, cells
 from .scaling import ScalingTable
 from .summary import COMPUTE, SeriesSummary
-from .units import fmt_bytes, fmt_ns, fmt_p, fmt_pct
+from .units import fmt_bytes, fmt_metric, fmt_ns, fmt_p, fmt_pct
 from .variants import PairComparison
 
 TIMES_NOTE = ("median … max: in-process iteration times (kernel only, warm-up left out); "
@@ -17,6 +22,55 @@ TIMES_NOTE = ("median … max: in-process iteration times (kernel only, warm-up 
 
 def _series(row: SeriesSummary) -> Cell:
     return cell(row.label, series=row.label)
+
+
+@dataclass(frozen=True)
+class _Lead:
+    """The cells that name a series: the benchmark (in a table of several), the variant [shape], the
+    parameter with the options that set it apart, the cores. A table of one benchmark says once, as its
+    context, the options each parameter implies (chameneos' variant and meetings) and the cores when
+    every row has the same."""
+
+    param_name: str
+    with_benchmark: bool = True
+    implied: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    with_cores: bool = True
+    context: str = ""
+
+    @classmethod
+    def of(cls, rows: list[SeriesSummary], with_benchmark: bool, param_name: str) -> "_Lead":
+        if with_benchmark or not rows:
+            return cls(param_name, with_benchmark)
+        sets: dict[str, list[set[str]]] = defaultdict(list)
+        for row in rows:
+            sets[row.param].append(set(row.options.split()))
+        implied = {param: tuple(sorted(set.intersection(*found))) for param, found in sets.items()}
+        groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for param, options in implied.items():
+            groups[options].append(param)
+        if len(groups) == 1:
+            said = [f"every row: {' '.join(options)}" for options in groups if options]
+        else:
+            said = [f"{param_name}={', '.join(sorted(params, key=value_order))}: {' '.join(options)}"
+                    for options, params in groups.items() if options]
+        cores = sorted({row.cores for row in rows})
+        if len(cores) == 1:
+            said.append(f"{cores[0]} core" + ("s" if cores[0] != 1 else ""))
+        return cls(param_name, False, implied, len(cores) > 1, "; ".join(said))
+
+    @property
+    def columns(self) -> list[Column]:
+        """Key columns: they stay whole, and stand in every part of a table split to fit."""
+        return ([Column("benchmark", key=True)] if self.with_benchmark else []) + [
+            Column("variant [shape]", key=True), Column(self.param_name, True, key=True)] + (
+            [Column("cores", True, key=True)] if self.with_cores else [])
+
+    def cells(self, row: SeriesSummary, benchmark_text: str | None = None) -> list[Cell]:
+        said = self.implied.get(row.param, ())
+        options = " ".join(o for o in row.options.split() if o not in said)
+        param = cells(Span(row.param), *([Span(f"({options})", "options")] if options else []))
+        return ([cell(row.benchmark if benchmark_text is None else benchmark_text)] if self.with_benchmark else []) + [
+            _series(row), param] + ([cell(row.cores)] if self.with_cores else [])
 
 
 def _param(row: SeriesSummary) -> Cell:
@@ -42,17 +96,17 @@ def _interval(value: float | None, ci: tuple[float, float] | None, digits: int) 
     return cells(*spans)
 
 
-def _lead(with_benchmark: bool, param_name: str) -> list[Column]:
-    return ([Column("benchmark")] if with_benchmark else []) + [Column("variant [shape]"), Column(param_name, True)]
-
-
-def summary_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_name: str = "param") -> TableModel:
-    """The session summary: one row per series, iteration statistics and whole-process figures."""
-    columns = (*_lead(with_benchmark, param_name), Column("cores", True), Column("runs"), Column("n", True),
-               Column("median", True), Column("mean ± 95% CI", True), Column("CV", True), Column("min", True),
-               Column("max", True), Column("result"), Column("threads", True), Column("peak RSS", True),
-               Column("CPU", True), Column("process", True))
-    out = TableModel("summary", "", columns, note=TIMES_NOTE)
+def summary_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_name: str = "param",
+                  title: str = "") -> TableModel:
+    """The session summary: one row per series, iteration statistics and whole-process figures. Where
+    the terminal is narrow, the figures a reader needs least are left out first (min and max first)."""
+    lead = _Lead.of(rows, with_benchmark, param_name)
+    columns = (*lead.columns, Column("runs"), Column("n", True, optional=3),
+               Column("median", True, key=True), Column("mean ± 95% CI", True, optional=8), Column("CV", True),
+               Column("min", True, optional=9), Column("max", True, optional=10), Column("result"),
+               Column("threads", True, optional=4), Column("peak RSS", True, optional=5),
+               Column("CPU", True, optional=6), Column("process", True, optional=7))
+    out = TableModel("summary", title, columns, note=TIMES_NOTE, context=lead.context)
     previous = None
     for row in rows:
         s = row.stats
@@ -68,9 +122,8 @@ def summary_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_
                        cell(fmt_ns(s.min)), cell(fmt_ns(s.max))]
         else:
             figures = [cell(0), *[MISSING] * 5]
-        lead = [cell(row.benchmark if row.benchmark != previous else "")] if with_benchmark else []
         out.rows.append((
-            *lead, _series(row), _param(row), cell(row.cores), _statuses(row), *figures,
+            *lead.cells(row, row.benchmark if row.benchmark != previous else ""), _statuses(row), *figures,
             cell(row.verification, f"verdict-{row.verification}"),
             _number(row.threads_max), cell(fmt_bytes(row.max_rss_bytes)),
             _number(row.cpu_utilisation, "{:.2f}"), cell(fmt_ns(row.process_wall_ns)),
@@ -79,18 +132,68 @@ def summary_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_
     return out
 
 
-def metrics_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_name: str = "param") -> TableModel | None:
-    """Benchmark-specific figures the implementations reported (chameneos fairness, countdown batches)."""
+def _most_shared_point(rows: list[SeriesSummary]) -> list[SeriesSummary]:
+    """The measured series of one benchmark at the point (parameter, options, cores) most of them ran,
+    the largest such point on a tie: the one place where they can be ranked against each other."""
+    points: dict[tuple, list[SeriesSummary]] = defaultdict(list)
+    for row in rows:
+        if row.stats is not None:
+            points[(row.param, row.options, row.cores)].append(row)
+    if not points:
+        return []
+    return points[max(points, key=lambda p: (len(points[p]), value_order(p[0]), p[2], p[1]))]
+
+
+def _spread(slowest: float, fastest: float) -> str:
+    if fastest <= 0:
+        return "–"
+    ratio = slowest / fastest
+    return f"{ratio:.0f}×" if ratio >= 100 else f"{ratio:.1f}×" if ratio >= 10 else f"{ratio:.2f}×"
+
+
+def overview_table(rows: list[SeriesSummary], param_names: Mapping[str, str]) -> TableModel:
+    """A session at a glance, one row per benchmark: at the point most of its series ran, the fastest
+    and the slowest series and the spread between their medians (the terminal lists the runs not ok after it)."""
+    columns = (Column("benchmark", key=True), Column("at", optional=2), Column("fastest", key=True),
+               Column("median", True, optional=1), Column("slowest", key=True), Column("median", True, optional=1),
+               Column("spread", True, key=True))
+    out = TableModel("overview", "Overview: per benchmark, the fastest and the slowest series where most of them ran",
+                     columns, note="spread: the slowest median ÷ the fastest, at that point")
+    by_benchmark: dict[str, list[SeriesSummary]] = defaultdict(list)
+    for row in rows:
+        by_benchmark[row.benchmark].append(row)
+    for benchmark, members in by_benchmark.items():
+        ranked = sorted(_most_shared_point(members), key=lambda r: r.stats.median)
+        if not ranked:
+            out.rows.append((cell(benchmark), *[MISSING] * 6))
+            continue
+        fast, slow = ranked[0], ranked[-1]
+        at = cells(Span(f"{param_names.get(benchmark, 'param')}={fast.param}"),
+                   *([Span(f"({fast.options})", "options")] if fast.options else []))
+        out.rows.append((cell(benchmark), at, _series(fast), cell(fmt_ns(fast.stats.median)), _series(slow),
+                         cell(fmt_ns(slow.stats.median)), cell(_spread(slow.stats.median, fast.stats.median))))
+    return out
+
+
+def metrics_table(rows: list[SeriesSummary], units: Mapping[str, str], param_name: str = "param",
+                  title: str = "Reported metrics (median over finished runs)") -> TableModel | None:
+    """The figures one benchmark's implementations reported (chameneos' fairness, countdown's batches),
+    each in the unit the benchmark declares for it; a column per metric of this benchmark only, in the
+    order the rows first report them (so metrics reported together stand together)."""
     with_metrics = [r for r in rows if r.metrics]
     if not with_metrics:
         return None
-    names = sorted({name for r in with_metrics for name in r.metrics})
-    columns = (*_lead(with_benchmark, param_name), Column("cores", True), *(Column(n, True) for n in names))
-    out = TableModel("metrics", "Reported metrics (median over finished runs)", columns)
+    names = list(dict.fromkeys(name for r in with_metrics for name in sorted(r.metrics)))
+    lead = _Lead.of(with_metrics, False, param_name)
+    columns = (*lead.columns, *(Column(n, True) for n in names))
+    undeclared = [n for n in names if n not in units]
+    note = (f"no unit declared for {', '.join(undeclared)}: add it under [metrics] in the benchmark's toml"
+            if undeclared else "")
+    out = TableModel("metrics", title, columns, note=note, context=lead.context)
     for row in with_metrics:
-        lead = [cell(row.benchmark)] if with_benchmark else []
-        out.rows.append((*lead, _series(row), _param(row), cell(row.cores),
-                         *(_number(row.metrics.get(n), "{:.4g}") for n in names)))
+        out.rows.append((*lead.cells(row),
+                         *(MISSING if n not in row.metrics else cell(fmt_metric(row.metrics[n], units.get(n)))
+                           for n in names)))
     return out
 
 
@@ -100,15 +203,15 @@ def compute_table(rows: list[SeriesSummary], with_benchmark: bool = True,
     measured = [r for r in rows if COMPUTE in r.metrics and r.stats is not None]
     if not measured:
         return None
-    columns = (*_lead(with_benchmark, param_name), Column("cores", True), Column("T", True), Column("C", True),
+    lead = _Lead.of(measured, with_benchmark, param_name)
+    columns = (*lead.columns, Column("T", True), Column("C", True),
                Column("T − C", True), Column("communication", True))
-    out = TableModel("compute", "Total (T) and compute (C) time", columns,
+    out = TableModel("compute", "Total (T) and compute (C) time", columns, context=lead.context,
                      note="T: median iteration time; C: the longest worker's compute time (compute_ns, median over "
                           "runs of each run's last iteration); T − C: handing data to workers and gathering it")
     for row in measured:
         total, compute = row.stats.median, row.metrics[COMPUTE]
-        lead = [cell(row.benchmark)] if with_benchmark else []
-        out.rows.append((*lead, _series(row), _param(row), cell(row.cores), cell(fmt_ns(total)),
+        out.rows.append((*lead.cells(row), cell(fmt_ns(total)),
                          cell(fmt_ns(compute)), cell(fmt_ns(total - compute)),
                          cell(fmt_pct((total - compute) / total) if total > 0 else "–")))
     return out
@@ -117,8 +220,9 @@ def compute_table(rows: list[SeriesSummary], with_benchmark: bool = True,
 def scaling_table(tables: list[ScalingTable], against_sequential: bool, param_name: str = "param") -> TableModel:
     """T, factor and efficiency of series swept over cores (or an option), one row per point."""
     dimension = tables[0].dimension if tables else "cores"
-    columns = [Column("variant [shape]"), Column(param_name, True), Column(dimension, True), Column("runs"),
-               Column("median", True), Column("T [95% CI]", True), Column("factor [95% CI]", True)]
+    columns = [Column("variant [shape]", key=True), Column(param_name, True, key=True), Column(dimension, True, key=True),
+               Column("runs"), Column("median", True, key=True), Column("T [95% CI]", True),
+               Column("factor [95% CI]", True)]
     if dimension == "cores":
         columns.append(Column("efficiency", True))
     if against_sequential:
@@ -148,13 +252,13 @@ def scaling_table(tables: list[ScalingTable], against_sequential: bool, param_na
 
 
 def growth_table(series: list[GrowthSeries], with_benchmark: bool = True) -> TableModel:
-    """Seconds per task against N and the log-log exponent of total time (spawn-scaling spec)."""
+    """Time per task against N and the log-log exponent of total time (spawn-scaling spec)."""
     sizes = sorted({p.n for s in series for p in s.points})
-    columns = (*([Column("benchmark")] if with_benchmark else []), Column("variant [shape]"), Column("cores", True),
-               *(Column(f"N={n}", True) for n in sizes), Column("exponent", True), Column("last step", True),
-               Column("flag"))
-    out = TableModel("growth", "Growth with N: seconds per task and the log-log exponent of total time", columns,
-                     note="seconds per task (median time ÷ N) and the log-log exponent of total time")
+    columns = (*([Column("benchmark", key=True)] if with_benchmark else []), Column("variant [shape]", key=True),
+               Column("cores", True, key=True), *(Column(f"N={n}", True) for n in sizes), Column("exponent", True),
+               Column("last step", True), Column("flag"))
+    out = TableModel("growth", "Growth with N: time per task and the log-log exponent of total time", columns,
+                     note="time per task (median time ÷ N) and the log-log exponent of total time")
     for s in series:
         by_n = {p.n: p for p in s.points}
         fit = s.fit
@@ -164,14 +268,15 @@ def growth_table(series: list[GrowthSeries], with_benchmark: bool = True) -> Tab
         # Series that differ only in an option (scale=1, scale=2) are separate lines: name it.
         label = cells(Span(s.label), *([Span(f"({s.options})", "options")] if s.options else []), series=s.label)
         out.rows.append((*([cell(s.benchmark)] if with_benchmark else []), label, cell(s.cores),
-                         *(cell(f"{by_n[n].s_per_task:.2e}") if n in by_n else MISSING for n in sizes),
+                         *(cell(fmt_ns(by_n[n].ns_per_task)) if n in by_n else MISSING for n in sizes),
                          _number(fit.exponent, "{:.3f}"), _number(fit.local_last, "{:.3f}"), cells(*flag)))
     return out
 
 
 def comparison_table(pairs: list[PairComparison], param_name: str = "param") -> TableModel:
     """`report --compare A B`: two variants' series side by side, with the thesis' z-interval rule."""
-    columns = (Column("A"), Column("B"), Column(param_name, True), Column("cores", True), Column("median A", True),
+    columns = (Column("A", key=True), Column("B", key=True), Column(param_name, True, key=True),
+               Column("cores", True, key=True), Column("median A", True),
                Column("median B", True), Column("B/A [95% CI]", True), Column("Welch p", True),
                Column("Mann–Whitney p", True), Column("A−B mean [z 95% CI]", True), Column("verdict"))
     out = TableModel("comparison", "Comparisons", columns,
@@ -202,7 +307,7 @@ _CHANGE_STYLE = {"slower": "bad", "faster": "good", "unchanged": "dim", "inconcl
 
 def regression_table(changes, session_a: int, session_b: int, threshold: float) -> TableModel:
     """`concbench compare A B`: each series of B against A, the run as the unit."""
-    columns = (Column("series"), Column("runs A/B", True), Column("median A", True), Column("median B", True),
+    columns = (Column("series", key=True), Column("runs A/B", True), Column("median A", True), Column("median B", True),
                Column("B/A [95% CI]", True), Column("run noise", True), Column("assessment"))
     out = TableModel("regression", f"session {session_b} against session {session_a} (B/A over run medians; "
                                    f"changes under {threshold:.0%} ignored)", columns)
@@ -226,7 +331,7 @@ def regression_table(changes, session_a: int, session_b: int, threshold: float) 
 
 def check_table(rows) -> TableModel:
     """`concbench check`: one row per language and benchmark (conformance.Row)."""
-    columns = (Column("language"), Column("benchmark"), Column("models"), Column("refused (exit 2)", True),
+    columns = (Column("language", key=True), Column("benchmark", key=True), Column("models"), Column("refused (exit 2)", True),
                Column("runs verified", True), Column("metrics checked", True), Column("status"))
     out = TableModel("conformance", "Conformance", columns)
     previous = None
@@ -257,7 +362,7 @@ EXPLAIN_NOTE = ("Findings that hold at the sweep's widest point come first, then
 
 def explain_table(diagnosis) -> TableModel:
     """One sweep of `concbench explain`: per point, its time, its scaling and the evidence behind the findings."""
-    columns = (Column(diagnosis.dimension or "point", True), Column("runs"), Column("median", True),
+    columns = (Column(diagnosis.dimension or "point", True, key=True), Column("runs"), Column("median", True, key=True),
                Column("speedup", True), Column("efficiency", True), Column("K–F e", True), Column("CPU", True),
                Column("delay", True), Column("voluntary/s", True), Column("involuntary/s", True),
                Column("threads", True), Column("busy", True), Column("asleep", True), Column("RSS", True))

@@ -1,14 +1,34 @@
-"""The terminal: the session heading, the summary with its notes, and any table model (rich)."""
+"""The terminal: the session heading, an overview, each benchmark's tables fitted to the width, the notes."""
 
 from __future__ import annotations
 
-from rich.console import Console
+import os
+from collections import defaultdict
+from collections.abc import Mapping
+from contextlib import contextmanager
+from typing import TextIO
 
+from rich.console import Console
+from rich.padding import Padding
+from rich.text import Text
+
+from ..catalog import Benchmark
 from ..records import SessionRecord
+from .growth import growth_series
+from .layout import column_widths, fit, table_width
 from .model import TableModel
 from .render import to_rich
-from .summary import SeriesSummary, note_counts
-from .tables import compute_table, metrics_table, summary_table
+from .summary import FAILED_RUN, SKIPPED, SeriesSummary, note_counts
+from .tables import compute_table, growth_table, metrics_table, overview_table, summary_table
+
+# Off a terminal (a pipe, a log file) and without COLUMNS: wide enough for the summary's main columns.
+FILE_WIDTH = 160
+
+
+def make_console(stream: TextIO, stderr: bool = False) -> Console:
+    """A console as wide as the terminal; off one, COLUMNS where it is set, else FILE_WIDTH."""
+    fixed = None if stream.isatty() or os.environ.get("COLUMNS", "").isdigit() else FILE_WIDTH
+    return Console(width=fixed, stderr=stderr)
 
 
 def session_heading(session: SessionRecord) -> str:
@@ -21,18 +41,55 @@ def session_heading(session: SessionRecord) -> str:
     )
 
 
-def show(console: Console, table: TableModel | None, note: bool = True) -> None:
-    """A table, and its note under it."""
+def say(console: Console, text: str, indent: int = 0) -> None:
+    """A line of plain text, wrapped at the console's width (each wrapped line indented alike)."""
+    console.print(Padding(Text(text), (0, 0, 0, indent), expand=False) if indent else Text(text))
+
+
+@contextmanager
+def _width(console: Console, width: int):
+    saved = console.width
+    console.width = max(width, saved)
+    try:
+        yield
+    finally:
+        console.width = saved
+
+
+def show(console: Console, table: TableModel | None, note: bool = True, wide: bool = False) -> tuple[str, ...]:
+    """A table fitted to the console (report/layout.py), and its note under it; returns the columns left
+    out to fit. `wide`: the whole table, however wide."""
     if table is None:
-        return
-    console.print(to_rich(table))
+        return ()
+    layout = fit(table, None if wide else console.width)
+    for part in layout.parts:
+        if part.heading:
+            console.print(Text(part.heading, style="bold"))
+        if wide:
+            with _width(console, table_width(column_widths(part))):
+                console.print(to_rich(part))
+        else:
+            console.print(to_rich(part))
     if note and table.note:
-        console.print(table.note, highlight=False, markup=False, soft_wrap=True)
+        say(console, table.note)
+    return layout.left_out
 
 
 def notes_lines(rows: list[SeriesSummary]) -> list[str]:
     """Failures, timeouts and statistical warnings, one line each."""
     return [f"{row.benchmark} {row.label} {row.param} cores={row.cores}: {note}" for row in rows for note in row.notes]
+
+
+def trouble_lines(rows: list[SeriesSummary], param_names: Mapping[str, str]) -> list[str]:
+    """Each series with a run that failed, timed out or was skipped, in one line."""
+    lines = []
+    for row in rows:
+        said = [note.text for note in row.notes if note.kind in (FAILED_RUN, SKIPPED)]
+        if said:
+            options = f" ({row.options})" if row.options else ""
+            lines.append(f"{row.benchmark} {row.label} {param_names.get(row.benchmark, 'param')}={row.param}"
+                         f"{options}, {row.cores} cores: {'; '.join(said)}")
+    return lines
 
 
 def observer_footprint(rows: list[SeriesSummary]) -> str:
@@ -48,20 +105,58 @@ def observer_footprint(rows: list[SeriesSummary]) -> str:
             "in the longest; starting and reaping a process costs about 1 ms, a visible share of very short runs)")
 
 
-def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary], notes: bool = False) -> None:
-    """The summary table; then every note (`notes`), or how many series carry each kind of note."""
-    console.print(session_heading(session))
-    show(console, summary_table(rows))
-    show(console, metrics_table(rows))
-    show(console, compute_table(rows))
+def _benchmark_tables(rows: list[SeriesSummary], benchmark: str, spec: Benchmark | None) -> list[TableModel]:
+    """One benchmark's tables: its summary, its reported metrics, T beside C, its growth with N."""
+    param = spec.param_name if spec else "param"
+    title = f"{benchmark}: {spec.title}" if spec else benchmark
+    tables = [summary_table(rows, with_benchmark=False, param_name=param, title=title),
+              metrics_table(rows, spec.metric_units if spec else {}, param,
+                            title=f"{benchmark}: reported metrics (median over finished runs)"),
+              compute_table(rows, with_benchmark=False, param_name=param)]
+    if spec is not None and "growth_exponent" in spec.derived:
+        series = growth_series(rows, {benchmark})
+        tables.append(growth_table(series, with_benchmark=False) if series else None)
+    return [t for t in tables if t is not None]
+
+
+def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary],
+                  benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False) -> None:
+    """The heading; for a session of several benchmarks an overview and the runs that were not ok; each
+    benchmark's tables; what measuring cost; then every note (`notes`), or how many series carry each kind."""
+    benchmarks = benchmarks or {}
+    param_names = {b.id: b.param_name for b in benchmarks.values()}
+    say(console, session_heading(session))
+    by_benchmark: dict[str, list[SeriesSummary]] = defaultdict(list)
+    for row in rows:
+        by_benchmark[row.benchmark].append(row)
+    left_out: dict[str, None] = {}
+    if len(by_benchmark) > 1:
+        left_out.update(dict.fromkeys(show(console, overview_table(rows, param_names), wide=wide)))
+        trouble = trouble_lines(rows, param_names)
+        say(console, "Runs not ok:" if trouble else "Every run finished.")
+        for line in trouble:
+            say(console, line, indent=2)
+    shared_notes: dict[str, None] = {}     # notes of tables shown once per benchmark: said once, at the end
+    for benchmark, members in by_benchmark.items():
+        console.print()
+        for table in _benchmark_tables(members, benchmark, benchmarks.get(benchmark)):
+            own_note = table.kind == "metrics"
+            left_out.update(dict.fromkeys(show(console, table, note=own_note, wide=wide)))
+            if table.note and not own_note:
+                shared_notes[table.note] = None
+    for text in shared_notes:
+        say(console, text)
+    if left_out:
+        say(console, f"Left out to fit {console.width} columns: {', '.join(left_out)} "
+                     f"(`concbench report {session.id} --wide` shows every column)")
     footprint = observer_footprint(rows)
     if footprint:
-        console.print(footprint, highlight=False, markup=False)
+        say(console, footprint)
     if notes:
         lines = notes_lines(rows)
         console.print("[bold]Notes[/]" if lines else "no notes")
         for line in lines:
-            console.print(f"  {line}", markup=False, highlight=False)
+            say(console, line, indent=2)
         return
     counts = note_counts(rows)
     if counts:

@@ -130,13 +130,13 @@ func runRedux(play playFunc, n int64) outcome {
 	for _, x := range []struct {
 		suffix string
 		s      gameSummary
-	}{{"3", sa}, {"10", sb}} {
+	}{{"_3", sa}, {"_10", sb}} {
 		ms = append(ms,
 			floatMetric("fairness_std"+x.suffix, x.s.std),
 			floatMetric("cv"+x.suffix, x.s.cv),
 			intMetric("min_meetings"+x.suffix, x.s.min),
 			intMetric("max_meetings"+x.suffix, x.s.max),
-			intMetric("colour_sum_mod3_"+x.suffix, x.s.colourSumMod3))
+			intMetric("colour_sum_mod3"+x.suffix, x.s.colourSumMod3))
 	}
 	ms = append(ms, floatMetric("throughput", float64(a.meetings+b.meetings)/(float64(ns)/1e9)))
 	return outcome{ns, fmt.Sprintf("meetings3=%d creature_meetings3=%d meetings10=%d creature_meetings10=%d",

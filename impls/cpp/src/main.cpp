@@ -637,8 +637,8 @@ Plan prepare_chameneos(const Request& r) {
                          " creature_meetings3=" + std::to_string(run.a.creature_meetings) +
                          " meetings10=" + std::to_string(run.b.place_meetings) +
                          " creature_meetings10=" + std::to_string(run.b.creature_meetings);
-            game_metrics(run.a, "3", out);
-            game_metrics(run.b, "10", out);
+            game_metrics(run.a, "_3", out);
+            game_metrics(run.b, "_10", out);
             out.metric("self_meetings", run.a.self_meetings + run.b.self_meetings);
             out.metric("colour_sum_mod3_3", static_cast<int64_t>(run.a.colour_sum_mod3));
             out.metric("colour_sum_mod3_10", static_cast<int64_t>(run.b.colour_sum_mod3));

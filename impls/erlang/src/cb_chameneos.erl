@@ -31,8 +31,8 @@ redux(N) ->
     {MB, CB, SB, ColB} = B,
     Result = io_lib:format("meetings3=~b creature_meetings3=~b meetings10=~b creature_meetings10=~b",
                            [MA, lists:sum(CA), MB, lists:sum(CB)]),
-    Metrics = fairness(CA, N, 3, "3") ++ fairness(CB, N, 10, "10") ++
-        [{self_meetings, SA + SB}, {self_meetings3, SA}, {self_meetings10, SB},
+    Metrics = fairness(CA, N, 3, "_3") ++ fairness(CB, N, 10, "_10") ++
+        [{self_meetings, SA + SB}, {self_meetings_3, SA}, {self_meetings_10, SB},
          {colour_sum_mod3_3, ColA rem 3}, {colour_sum_mod3_10, ColB rem 3}],
     {T1 - T0, lists:flatten(Result), Metrics}.
 

@@ -200,12 +200,12 @@ reduxRun n = do
       perGame suffix s =
         [ ("fairness_std" ++ suffix, FloatMetric (sStd s)), ("cv" ++ suffix, FloatMetric (sCv s))
         , ("min_meetings" ++ suffix, int (sMin s)), ("max_meetings" ++ suffix, int (sMax s))
-        , ("colour_sum_mod3_" ++ suffix, int (sColourSumMod3 s)) ]
+        , ("colour_sum_mod3" ++ suffix, int (sColourSumMod3 s)) ]
   return
     ( ns
     , "meetings3=" ++ show (gMeetings a) ++ " creature_meetings3=" ++ show (sTotal sa)
         ++ " meetings10=" ++ show (gMeetings b) ++ " creature_meetings10=" ++ show (sTotal sb)
-    , [("self_meetings", int (sSelf sa + sSelf sb))] ++ perGame "3" sa ++ perGame "10" sb
+    , [("self_meetings", int (sSelf sa + sSelf sb))] ++ perGame "_3" sa ++ perGame "_10" sb
         ++ [("throughput", FloatMetric (fromIntegral (gMeetings a + gMeetings b) / seconds ns))] )
 
 int :: Int -> Metric

@@ -343,7 +343,7 @@ chameneosTests check caps = do
       (r == "meetings3=" ++ show n ++ " creature_meetings3=" ++ show (2 * n) ++ " meetings10=" ++ show n ++ " creature_meetings10=" ++ show (2 * n))
     check ("chameneos redux metric names" ++ tag)
       (Map.keys metrics == sort ("self_meetings" : "throughput" :
-         concat [[k ++ g | k <- ["fairness_std", "cv", "min_meetings", "max_meetings", "colour_sum_mod3_"]] | g <- ["3", "10"]]))
+         concat [[k ++ g | k <- ["fairness_std", "cv", "min_meetings", "max_meetings", "colour_sum_mod3"]] | g <- ["_3", "_10"]]))
     check ("chameneos redux self and colour metrics" ++ tag)
       (Map.lookup "self_meetings" metrics == Just (IntMetric 0)
         && Map.lookup "colour_sum_mod3_3" metrics == Just (IntMetric 0) && Map.lookup "colour_sum_mod3_10" metrics == Just (IntMetric 1))

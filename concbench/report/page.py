@@ -1,0 +1,32 @@
+"""Where a session's HTML page lives unless told (beside its database), and opening it in a browser."""
+
+from __future__ import annotations
+
+import os
+import sys
+import webbrowser
+from pathlib import Path
+
+PAGE = "index.html"
+
+
+def default_folder(db: Path, session_id: int) -> Path:
+    """results/session-<id>/ beside results/concbench.sqlite: `run --page` writes there, `report --open` reads."""
+    return db.parent / f"session-{session_id}"
+
+
+def _browser_at_hand() -> bool:
+    """A graphical session, a platform with a default browser, or BROWSER naming one: never a text
+    browser taking over the terminal unasked."""
+    return bool(os.environ.get("BROWSER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                or sys.platform in ("darwin", "win32"))
+
+
+def open_in_browser(path: Path) -> bool:
+    """Hands the page to the browser; False where there is none (a server, an SSH session) or it refused."""
+    if not _browser_at_hand():
+        return False
+    try:
+        return webbrowser.open(path.resolve().as_uri())
+    except webbrowser.Error:
+        return False
