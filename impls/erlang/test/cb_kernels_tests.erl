@@ -117,8 +117,8 @@ chameneos_redux_test_() ->
               ?assertEqual(0, metric(self_meetings, Metrics)),
               ?assertEqual(initial_colour_sum_mod3(3), metric(colour_sum_mod3_3, Metrics)),
               ?assertEqual(initial_colour_sum_mod3(10), metric(colour_sum_mod3_10, Metrics)),
-              ?assert(metric(max_meetings3, Metrics) =< N),
-              ?assert(metric(max_meetings10, Metrics) =< N)
+              ?assert(metric(max_meetings_3, Metrics) =< N),
+              ?assert(metric(max_meetings_10, Metrics) =< N)
       end}
      || N <- [1, 2, 10, 1000]].
 
