@@ -45,8 +45,12 @@ class PublishedTable:
     layout: str = ""
     ours: TableFromOurs | None = None   # [published.ours]: rebuild this table from our series
     # Cell by cell against ours: published column -> the variant (or "variant [shape]") that stands for
-    # it, the rows' first column being the parameter (report/verdict.py).
+    # it (report/verdict.py); the parameter is in `param_column` (the first column unless named), and
+    # only the rows whose columns hold the values of `match_rows` are laid against ours (a table of two
+    # toolchains: the one we stand beside).
     match: dict[str, str] = field(default_factory=dict)
+    param_column: str = ""
+    match_rows: dict[str, str] = field(default_factory=dict)
 
 
 LAYOUTS = ("", "by-cores", "by-language")
@@ -134,10 +138,16 @@ def _published(data: dict, path: Path) -> PublishedTable:
         columns=tuple(data["columns"]), rows=tuple(tuple(str(c) for c in row) for row in data["rows"]),
         note=data.get("note", ""), layout=data.get("layout", ""),
         match={str(k): str(v) for k, v in data.get("match", {}).items()},
+        param_column=str(data.get("param_column", data["columns"][0])),
+        match_rows={str(k): str(v) for k, v in data.get("match_rows", {}).items()},
     )
-    unknown = set(table.match) - set(table.columns[1:])
+    where = f"{path}: published table '{table.title}'"
+    unknown = set(table.match) - set(table.columns) | ({table.param_column} & set(table.match))
     if unknown:
-        raise CatalogError(f"{path}: published table '{table.title}': match names no column {sorted(unknown)}")
+        raise CatalogError(f"{where}: match names no column of figures {sorted(unknown)}")
+    unknown = ({table.param_column} | set(table.match_rows)) - set(table.columns)
+    if unknown:
+        raise CatalogError(f"{where}: param_column or match_rows names no column {sorted(unknown)}")
     if "ours" not in data:
         return table
     return replace(table, ours=_table_from_ours(data["ours"], table, f"{path}: published table '{table.title}'"))

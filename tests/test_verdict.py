@@ -57,3 +57,38 @@ def test_a_match_naming_no_column_is_refused(tmp_path):
                     'columns = ["n", "A"]\nrows = [["5", "1"]]\nmatch = { "B" = "swift/sc" }\n')
     with pytest.raises(CatalogError, match="match names no column"):
         load_study(path)
+
+
+def test_a_table_of_two_toolchains_is_laid_by_its_chosen_rows_per_task():
+    from types import SimpleNamespace
+
+    from concbench.report.verdict import _matched
+    table = load_study(ROOT / "studies" / "taskgroup-2022.toml").published[0]
+
+    def series(label, n, seconds_per_task):
+        return SimpleNamespace(benchmark="spawn-scaling", param=n, label=label, variant=label.split(" ")[0],
+                               cores=2, stats=SimpleNamespace(mean=seconds_per_task * int(n) * 1e9))
+    # ours: 100 times faster than the fixed toolchain's rows, in the same proportions
+    fixed = {("64", "loose"): 0.0024, ("2048", "loose"): 0.0023, ("17000", "loose"): 0.0028,
+             ("64", "group"): 0.0024, ("2048", "group"): 0.0025, ("17000", "group"): 0.0032}
+    rows = [series(f"swift/sc [{shape}]", n, value / 100) for (n, shape), value in fixed.items()]
+    from dataclasses import replace
+    for order in (table, replace(table, rows=tuple(reversed(table.rows)))):
+        verdict = _matched(order, rows)
+        assert verdict.cells == 6 and verdict.disagreeing == ()      # the 5.5 rows (O(n²) group) are not laid
+    slow = [series(r.label, r.param, r.stats.mean / 1e9 / int(r.param) * (20 if r.param == "17000" else 1))
+            for r in rows]
+    assert any(cell.startswith("17000 ") for cell in _matched(table, slow).disagreeing)
+
+
+def test_a_match_row_or_parameter_naming_no_column_is_refused(tmp_path):
+    import pytest
+    from concbench.errors import CatalogError
+    path = tmp_path / "s.toml"
+    base = ('id = "s"\ntitle = "t"\nsource = "x"\n[scales.quick]\n[scales.paper]\n'
+            '[[published]]\nbenchmark = "fib"\ntitle = "T"\ncolumns = ["n", "A"]\nrows = [["5", "1"]]\n'
+            'match = { "A" = "swift/sc" }\n')
+    for extra in ('param_column = "N"\n', 'match_rows = { toolchain = "x" }\n'):
+        path.write_text(base + extra)
+        with pytest.raises(CatalogError, match="names no column"):
+            load_study(path)

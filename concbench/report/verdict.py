@@ -83,26 +83,35 @@ def _rebuilt(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
 
 
 SECONDS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+PER_TASK = "/task"    # a unit such as "s/task": each side's time divided by the parameter, its task count
 
 
 def _seconds(text: str, unit: str) -> float | None:
-    """A published cell in seconds: the table's unit, or the cell's own ("71.5 µs") where it is 'as written'."""
+    """A published cell in seconds (per task where the unit says so): the table's unit, or the cell's own
+    ("71.5 µs") where it is 'as written'."""
     number, _, own = text.strip().partition(" ")
     value = geomeans.published_number(number)
-    scale = SECONDS.get(own.strip() if unit == "as written" else unit)
+    scale = SECONDS.get(own.strip() if unit == "as written" else unit.removesuffix(PER_TASK))
     return None if value is None or scale is None else value * scale
 
 
 def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
-    """Rows by parameter, columns by variant ([published] match): the mean iteration time of the series."""
+    """Rows by parameter, columns by variant ([published] match): the mean iteration time of the series
+    (per task where the table's unit is)."""
     pairs = {}
-    for row in table.rows:
+    at = table.columns.index(table.param_column)
+    chosen = [row for row in table.rows
+              if all(row[table.columns.index(column)] == value for column, value in table.match_rows.items())]
+    for row in chosen:
+        param = row[at]
+        tasks = int(param) if table.unit.endswith(PER_TASK) and param.isdigit() and int(param) > 0 else 1
         for column, wanted in table.match.items():
             theirs = _seconds(row[table.columns.index(column)], table.unit)
-            found = [r for r in rows if r.benchmark == table.benchmark and r.param == row[0]
+            found = [r for r in rows if r.benchmark == table.benchmark and r.param == param
                      and geomeans.matches(r, wanted) and r.stats is not None]
             if theirs is not None and found:
-                pairs[f"{row[0]} {column}"] = (max(found, key=lambda r: r.cores).stats.mean / 1e9, theirs)
+                ours = max(found, key=lambda r: r.cores).stats.mean / 1e9 / tasks
+                pairs[f"{param} {column}"] = (ours, theirs)
     return judge(f"{table.benchmark}: {table.title}", pairs)
 
 
