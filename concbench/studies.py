@@ -51,6 +51,11 @@ class PublishedTable:
     match: dict[str, str] = field(default_factory=dict)
     param_column: str = ""
     match_rows: dict[str, str] = field(default_factory=dict)
+    # The rows are keyed by this option's value rather than the parameter (countdown's window).
+    match_option: str = ""
+    # Each column relative to the row this key would have, 100 by construction (countdown's N = 1): a
+    # cell's first number is the figure, and ours is 100 × our time there ÷ our time at this key.
+    relative_to: str = ""
 
 
 LAYOUTS = ("", "by-cores", "by-language")
@@ -140,6 +145,7 @@ def _published(data: dict, path: Path) -> PublishedTable:
         match={str(k): str(v) for k, v in data.get("match", {}).items()},
         param_column=str(data.get("param_column", data["columns"][0])),
         match_rows={str(k): str(v) for k, v in data.get("match_rows", {}).items()},
+        match_option=str(data.get("match_option", "")), relative_to=str(data.get("relative_to", "")),
     )
     where = f"{path}: published table '{table.title}'"
     unknown = set(table.match) - set(table.columns) | ({table.param_column} & set(table.match))

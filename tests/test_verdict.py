@@ -92,3 +92,27 @@ def test_a_match_row_or_parameter_naming_no_column_is_refused(tmp_path):
         path.write_text(base + extra)
         with pytest.raises(CatalogError, match="names no column"):
             load_study(path)
+
+
+def test_a_relative_table_keyed_by_an_option_is_laid_as_100_at_its_base():
+    from types import SimpleNamespace
+
+    from concbench.report.verdict import _matched
+    table = load_study(ROOT / "studies" / "countdown-2023.toml").published[0]
+    labels = {"A naive Swift": "swift/sc [naive]", "B C libdispatch": "c/libdispatch [dispatch]",
+              "C no dictionaries": "swift/sc [nodict]", "G indexed storage": "swift/sc [indexed]"}
+
+    def series(label, window, seconds):
+        return SimpleNamespace(benchmark="countdown", param="q7", label=label, variant=label.split(" ")[0], cores=2,
+                               runs=[SimpleNamespace(options={"window": window})],
+                               stats=SimpleNamespace(mean=seconds * 1e9))
+    # ours: each column 7 times slower than the thread's machine, its windows in the thread's proportions
+    rows = [series(label, "1", 7.0) for label in labels.values()]
+    for row in table.rows[:3]:
+        for column, label in labels.items():
+            t = float(row[table.columns.index(column)].split(" ")[0]) / 100
+            rows.append(series(label, row[0], 7.0 * t))
+    verdict = _matched(table, rows)
+    assert verdict.cells == 12 and verdict.disagreeing == () and verdict.tau > 0.99
+    flat = [series(r.label, r.runs[0].options["window"], 7.0) for r in rows]     # no scaling at all
+    assert _matched(table, flat).tau is None                                      # ours constant: no order

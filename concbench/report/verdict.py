@@ -95,23 +95,35 @@ def _seconds(text: str, unit: str) -> float | None:
     return None if value is None or scale is None else value * scale
 
 
+def _ours(table: PublishedTable, rows: list[SeriesSummary], key: str, wanted: str) -> float | None:
+    """Our mean iteration time in seconds (per task where the table's unit is) of the series that stands
+    for a published cell: its variant, at the row's parameter (or option value); the widest run of it."""
+    found = [r for r in rows if r.benchmark == table.benchmark and geomeans.matches(r, wanted) and r.stats is not None
+             and (geomeans.options_of(r).get(table.match_option) == key if table.match_option else r.param == key)]
+    if not found:
+        return None
+    tasks = int(key) if table.unit.endswith(PER_TASK) and key.isdigit() and int(key) > 0 else 1
+    return max(found, key=lambda r: r.cores).stats.mean / 1e9 / tasks
+
+
 def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
-    """Rows by parameter, columns by variant ([published] match): the mean iteration time of the series
-    (per task where the table's unit is)."""
+    """Rows by parameter (or option), columns by variant ([published] match): the mean iteration time of
+    the series, per task where the unit is; in a relative table, 100 × each row's time ÷ our time at the
+    key the table is relative to."""
     pairs = {}
     at = table.columns.index(table.param_column)
     chosen = [row for row in table.rows
               if all(row[table.columns.index(column)] == value for column, value in table.match_rows.items())]
-    for row in chosen:
-        param = row[at]
-        tasks = int(param) if table.unit.endswith(PER_TASK) and param.isdigit() and int(param) > 0 else 1
-        for column, wanted in table.match.items():
-            theirs = _seconds(row[table.columns.index(column)], table.unit)
-            found = [r for r in rows if r.benchmark == table.benchmark and r.param == param
-                     and geomeans.matches(r, wanted) and r.stats is not None]
-            if theirs is not None and found:
-                ours = max(found, key=lambda r: r.cores).stats.mean / 1e9 / tasks
-                pairs[f"{param} {column}"] = (ours, theirs)
+    for column, wanted in table.match.items():
+        base = _ours(table, rows, table.relative_to, wanted) if table.relative_to else None
+        for row in chosen:
+            cell = row[table.columns.index(column)]
+            theirs = geomeans.published_number(cell.split(" ")[0]) if table.relative_to else _seconds(cell, table.unit)
+            ours = _ours(table, rows, row[at], wanted)
+            if table.relative_to:
+                ours = 100 * ours / base if ours is not None and base else None
+            if theirs is not None and ours is not None:
+                pairs[f"{row[at]} {column}"] = (ours, theirs)
     return judge(f"{table.benchmark}: {table.title}", pairs)
 
 
