@@ -56,6 +56,11 @@ class PublishedTable:
     # Each column relative to the row this key would have, 100 by construction (countdown's N = 1): a
     # cell's first number is the figure, and ours is 100 × our time there ÷ our time at this key.
     relative_to: str = ""
+    # Transposed: the first column names an implementation, this maps each name to the variant that
+    # stands for it, and the other columns are parameters ("N=500") or core counts ("2 cores", at
+    # `at_param`); ours is the minimum whole-process wall time, as the Encore thesis took it.
+    match_by_row: dict[str, str] = field(default_factory=dict)
+    at_param: str = ""
 
 
 LAYOUTS = ("", "by-cores", "by-language")
@@ -146,14 +151,17 @@ def _published(data: dict, path: Path) -> PublishedTable:
         param_column=str(data.get("param_column", data["columns"][0])),
         match_rows={str(k): str(v) for k, v in data.get("match_rows", {}).items()},
         match_option=str(data.get("match_option", "")), relative_to=str(data.get("relative_to", "")),
+        match_by_row={str(k): str(v) for k, v in data.get("match_by_row", {}).items()},
+        at_param=str(data.get("at_param", "")),
     )
     where = f"{path}: published table '{table.title}'"
     unknown = set(table.match) - set(table.columns) | ({table.param_column} & set(table.match))
     if unknown:
         raise CatalogError(f"{where}: match names no column of figures {sorted(unknown)}")
     unknown = ({table.param_column} | set(table.match_rows)) - set(table.columns)
+    unknown |= set(table.match_by_row) - {row[0] for row in table.rows}
     if unknown:
-        raise CatalogError(f"{where}: param_column or match_rows names no column {sorted(unknown)}")
+        raise CatalogError(f"{where}: param_column, match_rows or match_by_row names no column or row {sorted(unknown)}")
     if "ours" not in data:
         return table
     return replace(table, ours=_table_from_ours(data["ours"], table, f"{path}: published table '{table.title}'"))

@@ -116,3 +116,25 @@ def test_a_relative_table_keyed_by_an_option_is_laid_as_100_at_its_base():
     assert verdict.cells == 12 and verdict.disagreeing == () and verdict.tau > 0.99
     flat = [series(r.label, r.runs[0].options["window"], 7.0) for r in rows]     # no scaling at all
     assert _matched(table, flat).tau is None                                      # ours constant: no order
+
+
+def test_a_transposed_table_is_laid_by_implementation_and_column_at_the_minimum_process_time():
+    from types import SimpleNamespace
+
+    from concbench.records import RunStatus
+    from concbench.report.verdict import _by_row, _column_key
+    assert _column_key("N=500") == ("500", None) and _column_key("2 cores") == (None, 2)
+    assert _column_key("implementation") == (None, None)
+    study = load_study(ROOT / "studies" / "encore-2016.toml")
+    by_cores = next(t for t in study.published if t.benchmark == "chameneos" and "by cores" in t.title)
+
+    def series(variant, cores, walls):
+        runs = [SimpleNamespace(status=RunStatus.OK, wall_ns=w * 1e9) for w in walls]
+        runs.append(SimpleNamespace(status=RunStatus.CRASHED, wall_ns=0.001e9))      # never the minimum
+        return SimpleNamespace(benchmark="chameneos", param="700", label=variant + " [x]", variant=variant,
+                               cores=cores, runs=runs)
+    published = {"scala/threads": (4.50, 2.33), "erlang/processes": (8.37, 7.82), "scala/actors": (33.81, 23.03)}
+    rows = [series(v, c + 1, [t / 3, 99.0]) for v, ts in published.items() for c, t in enumerate(ts)]
+    verdict = _by_row(by_cores, rows)
+    assert verdict.cells == 6 and verdict.disagreeing == () and verdict.tau > 0.99
+    assert [v.table.split(":")[0] for v in study_verdicts(study, [])].count("chameneos") == 2

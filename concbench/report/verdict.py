@@ -6,10 +6,12 @@ must not)."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 from scipy import stats as scipy_stats
 
+from ..records import RunStatus
 from ..studies import PublishedTable, Study
 from . import configurations, geomeans
 from .summary import SeriesSummary
@@ -127,6 +129,36 @@ def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
     return judge(f"{table.benchmark}: {table.title}", pairs)
 
 
+def _column_key(column: str) -> tuple[str | None, int | None]:
+    """A transposed table's column: (parameter, None) for "N=500", (None, cores) for "2 cores"."""
+    if m := re.fullmatch(r"\s*\w+\s*=\s*(\S+)\s*", column):
+        return m.group(1), None
+    if m := re.fullmatch(r"\s*(\d+) cores?\s*", column):
+        return None, int(m.group(1))
+    return None, None
+
+
+def _by_row(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
+    """Rows by implementation ([published] match_by_row), columns by parameter or core count: the minimum
+    whole-process wall time of the series' finished runs (at the most cores where a column does not say)."""
+    pairs = {}
+    for row in table.rows:
+        wanted = table.match_by_row.get(row[0])
+        if wanted is None:
+            continue
+        for column, cell in zip(table.columns[1:], row[1:]):
+            param, cores = _column_key(column)
+            param = param or table.at_param
+            theirs = geomeans.published_number(cell.split(" ")[0])
+            found = [r for r in rows if r.benchmark == table.benchmark and geomeans.matches(r, wanted)
+                     and r.param == param and (cores is None or r.cores == cores)]
+            walls = [run.wall_ns for r in found if r.cores == max(s.cores for s in found)
+                     for run in r.runs if run.status == RunStatus.OK and run.wall_ns]
+            if theirs is not None and walls:
+                pairs[f"{row[0]} {column}"] = (min(walls) / 1e9, theirs)
+    return judge(f"{table.benchmark}: {table.title}", pairs)
+
+
 def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
     """One verdict per published table the study can lay ours against: the tables its aggregates read
     (layout), the ones it rebuilds from our series ([published.ours]) and those whose columns name
@@ -140,4 +172,6 @@ def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
             out.append(_aggregated(study, table, ours))
         elif table.match:
             out.append(_matched(table, rows))
+        elif table.match_by_row:
+            out.append(_by_row(table, rows))
     return out
