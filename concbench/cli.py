@@ -25,6 +25,7 @@ from .report.variants import pair_series
 from .report.scaling import scaling_tables
 from .report.summary import summarise
 from .report.study import grid_html, published_grid, study_figures, study_grids
+from .report.verdict import figure as verdict_figure
 from .report.verdict import study_verdicts
 from .report.tables import (
     EXPLAIN_NOTE, check_table, comparison_table, explain_table, findings_table, grid_table, regression_table,
@@ -663,7 +664,8 @@ def study_report(study_id, session_id, html_dir, db) -> int:
             sections += [(grid.title, grid_html(grid, caption=False))
                          for grid in (published_grid(study, t) for t in study.published if t.benchmark == benchmark)]
         if verdicts:
-            items = "".join(f"<li>{html.escape(v.line)}</li>" for v in verdicts)
+            items = "".join(f"<li>{html.escape(v.line)}{verdict_figure(v, f'verdict-{n}')}</li>"
+                            for n, v in enumerate(verdicts))
             sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))
         path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections)
         console.print(f"wrote {path}")

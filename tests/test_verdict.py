@@ -138,3 +138,11 @@ def test_a_transposed_table_is_laid_by_implementation_and_column_at_the_minimum_
     verdict = _by_row(by_cores, rows)
     assert verdict.cells == 6 and verdict.disagreeing == () and verdict.tau > 0.99
     assert [v.table.split(":")[0] for v in study_verdicts(study, [])].count("chameneos") == 2
+
+
+def test_a_verdict_draws_each_common_cell_once_against_the_diagonal():
+    from concbench.report.verdict import figure
+    verdict = judge("T", {f"c{i}": (float(i) / 10, float(i)) for i in range(1, 6)})
+    drawn = figure(verdict, "v")
+    assert drawn.startswith("<svg") and drawn.count("<circle") == 5 and 'id="v-cells"' in drawn
+    assert figure(judge("T", {}), "v") == ""

@@ -27,7 +27,7 @@ class Series:
     xs: Sequence[float]
     ys: Sequence[float]
     colour: str
-    kind: str = "line"          # line | step | area
+    kind: str = "line"          # line | step | area | points (markers alone: a scatter)
     gid: str = ""
     name: str = ""              # its legend entry, if the panel has a legend
     dashed: bool = False
@@ -160,9 +160,10 @@ def _panel(panel: Panel, left: int, top: int, width: int, height: int, prefix: s
             out.append(f'<g{group}><path class="area" d="{shape}" fill="{series.colour}"/></g>')
             continue
         dash = ' stroke-dasharray="5 3"' if series.dashed else ""
-        marks = "".join(f'<circle cx="{x}" cy="{y}" r="2.5"/>' for x, y in points) if series.markers else ""
-        out.append(f'<g{group} stroke="{series.colour}" fill="{series.colour}">'
-                   f'<path class="line" d="{_path(points)}"{dash}/>{marks}</g>')
+        marks = "".join(f'<circle cx="{x}" cy="{y}" r="2.5"/>' for x, y in points) \
+            if series.markers or series.kind == "points" else ""
+        line = f'<path class="line" d="{_path(points)}"{dash}/>' if series.kind != "points" else ""
+        out.append(f'<g{group} stroke="{series.colour}" fill="{series.colour}">{line}{marks}</g>')
     if panel.legend:   # in the title's row, right-aligned, so that it never covers the data
         x = right
         for series in reversed([s for s in drawn if s.name]):

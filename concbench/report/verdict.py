@@ -13,7 +13,7 @@ from scipy import stats as scipy_stats
 
 from ..records import RunStatus
 from ..studies import PublishedTable, Study
-from . import configurations, geomeans
+from . import configurations, geomeans, svg
 from .summary import SeriesSummary
 
 FACTOR = 2.0          # a cell disagrees when its normalised figures differ by more than this
@@ -28,6 +28,8 @@ class Verdict:
     tau: float | None                 # Kendall's τ-b, None with too few cells or a constant side
     p_value: float | None
     disagreeing: tuple[str, ...]      # "cell: 3.1" (ours ÷ theirs after normalisation), the worst first
+    # Each common cell as (name, theirs, ours), each side divided by its geometric mean: the chart's points.
+    points: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def line(self) -> str:
@@ -59,7 +61,26 @@ def judge(title: str, pairs: dict[str, tuple[float, float]]) -> Verdict:
     ratios = {name: (a / scale_ours) / (b / scale_theirs) for name, (a, b) in cells.items()}
     off = sorted((name for name, r in ratios.items() if r > FACTOR or r < 1 / FACTOR),
                  key=lambda name: -abs(math.log(ratios[name])))
-    return Verdict(title, len(cells), float(tau), float(p_value), tuple(f"{n}: {ratios[n]:.2g}" for n in off))
+    points = tuple(sorted((name, b / scale_theirs, a / scale_ours) for name, (a, b) in cells.items()))
+    return Verdict(title, len(cells), float(tau), float(p_value), tuple(f"{n}: {ratios[n]:.2g}" for n in off), points)
+
+
+def figure(verdict: Verdict, key: str) -> str:
+    """Ours against the published figures on the same normalised log axes (the HTML page): a cell on the
+    diagonal reproduces, the dashed lines are 2× either way."""
+    if not verdict.points:
+        return ""
+    theirs = [t for _, t, _ in verdict.points]
+    ours = [o for _, _, o in verdict.points]
+    low, high = min(theirs + ours) / FACTOR, max(theirs + ours) * FACTOR
+    ends = [low, high]
+    panel = svg.Panel(verdict.table, "published ÷ its geometric mean", "ours ÷ its geometric mean",
+                      [svg.Series(ends, ends, "#888888"),
+                       svg.Series(ends, [v * FACTOR for v in ends], "#bbbbbb", dashed=True),
+                       svg.Series(ends, [v / FACTOR for v in ends], "#bbbbbb", dashed=True),
+                       svg.Series(theirs, ours, "#1f77b4", kind="points", gid="cells")],
+                      log_x=True, log_y=True, x_limits=(low, high))
+    return svg.chart(key, [panel], 520, 300)
 
 
 def _figure_name(key: tuple) -> str:
