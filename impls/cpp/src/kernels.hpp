@@ -67,9 +67,9 @@ private:
 
 // ---- chameneos (chameneos.md) ----
 
-enum class ChameneosShape { Rendezvous, RendezvousCondvar };
+enum class ChameneosShape { Rendezvous, RendezvousCondvar, BestExchange };
 
-// The CAS word of shape rendezvous holds meetings left in 32 bits and the waiting id + 1 in the other 32.
+// The CAS word of shapes rendezvous and best-exchange holds meetings left in 32 bits and the waiting id + 1 in the other 32.
 constexpr uint64_t kChameneosMaxMeetings = 0xffffffffu;
 constexpr int64_t kChameneosMaxCreatures = 10000000;
 

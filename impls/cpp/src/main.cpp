@@ -288,7 +288,8 @@ Plan prepare_philosophers(const Request& r);
 const std::vector<ModelInfo> kModels = {
     {"threads",
      "std::thread with mutexes and condition variables: an actor runtime over a pool of --workers threads or a "
-     "thread per worker (big), one thread per creature with a CAS or mutex/condvar meeting place (chameneos), "
+     "thread per worker (big), one thread per creature with a CAS or mutex/condvar meeting place, or a CAS "
+     "place whose waiting creature spins, then yields, then parks on a futex (chameneos), "
      "--workers threads taking chunks from an atomic counter (fannkuch), --workers threads on static row blocks "
      "joined after each phase (Cowichan), a thread per worker around one std::mutex and condition variables "
      "(mutex, prodcons, condition), a ring of threads sharing one handler queue or blocked on their own "
@@ -336,7 +337,7 @@ const std::vector<BenchmarkDef>& benchmark_table() {
          // variant=encore: C in 2..kChameneosMaxCreatures; variant=redux: n, the meetings per game.
          Domain::ints(1, kChameneosMaxMeetings),
          {{"threads",
-           {"rendezvous", "rendezvous-condvar"},
+           {"rendezvous", "rendezvous-condvar", "best-exchange"},
            {{"variant", Domain::one_of({"encore", "redux"}).with_default("encore")},
             {"meetings", Domain::ints(1, kChameneosMaxMeetings).with_default("8000000")},
             {"concurrent_games", Domain::one_of({"0", "1"}).with_default("0")}}}},
@@ -603,6 +604,7 @@ Plan prepare_chameneos(const Request& r) {
     ChameneosShape shape;
     if (r.shape == "rendezvous") shape = ChameneosShape::Rendezvous;
     else if (r.shape == "rendezvous-condvar") shape = ChameneosShape::RendezvousCondvar;
+    else if (r.shape == "best-exchange") shape = ChameneosShape::BestExchange;
     else internal_shape(r);
     bool concurrent = r.option("concurrent_games") == "1";
     Plan plan;

@@ -4,7 +4,7 @@
 //              n! permutations (each decoded from its index as fannkuch.md defines the order), n = 1..8;
 //   big        both shapes against big.md's closed form: each worker draws its P targets from its own
 //              LCG32, so the pings every worker receives follow without running any messages;
-//   chameneos  both shapes and both variants: place meetings = M, creature meetings = 2M, no
+//   chameneos  every shape and both variants: place meetings = M, creature meetings = 2M, no
 //              self-meetings, and the colour sum mod 3 equal to that of the initial colours;
 //   Cowichan   the LCG against README.md's check values, rule 2's row partition against its closed
 //              form, the sequential kernels against hand-made inputs (thresh's tie rule, winnow's
@@ -224,14 +224,15 @@ void check_game(Case& c, const cb::GameReport& g, const std::string& game, int c
 }
 
 void test_chameneos() {
-    const cb::ChameneosShape shapes[] = {cb::ChameneosShape::Rendezvous, cb::ChameneosShape::RendezvousCondvar};
-    const char* names[] = {"rendezvous", "rendezvous-condvar"};
+    const cb::ChameneosShape shapes[] = {cb::ChameneosShape::Rendezvous, cb::ChameneosShape::RendezvousCondvar,
+                                         cb::ChameneosShape::BestExchange};
+    const char* names[] = {"rendezvous", "rendezvous-condvar", "best-exchange"};
     struct Encore {
         int creatures;
         uint64_t meetings;
     };
     const Encore encore[] = {{2, 1}, {2, 500}, {3, 1}, {3, 1000}, {7, 999}, {10, 1000}, {70, 1000}, {800, 2000}};
-    for (int s = 0; s < 2; ++s) {
+    for (int s = 0; s < 3; ++s) {
         for (const Encore& e : encore) {
             Case c(std::string("chameneos ") + names[s] + " encore C=" + std::to_string(e.creatures) +
                    " M=" + std::to_string(e.meetings));
