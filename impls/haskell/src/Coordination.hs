@@ -9,7 +9,7 @@ module Coordination
   , mutexRun, prodconsRun, conditionRun, threadringRun
   ) where
 
-import Control.Concurrent (ThreadId, forkFinally, forkIO, killThread)
+import Control.Concurrent (ThreadId, forkFinally, forkIO, forkOn, killThread, myThreadId, threadCapability)
 import Control.Concurrent.Chan (newChan, readChan, writeChan)
 import Control.Concurrent.MVar
 import Control.Concurrent.STM
@@ -124,11 +124,15 @@ conditionRun shape n m = timed $ case shape of
 
 -- ---------------------------------------------------------------- threadring
 
--- | The paper's Haskell (the Benchmarks Game program): R forkIO threads, each blocked in takeMVar
--- on its own MVar; a hop puts t-1 into the successor's MVar. The one that receives 0 reports its
--- id. The clock stops at the report; the other threads, still blocked, are killed untimed.
+-- | mvar, the paper's Haskell (the Benchmarks Game program): R forkIO threads, each blocked in
+-- takeMVar on its own MVar; a hop puts t-1 into the successor's MVar. The one that receives 0
+-- reports its id. The clock stops at the report; the other threads, still blocked, are killed
+-- untimed.
+--
+-- best-forkon, the same ring kept on one capability (see threadringOneCapability).
 threadringRun :: String -> Int -> Int -> IO (Word64, String)
 threadringRun shape ring t = case shape of
+  "best-forkon" -> threadringOneCapability ring t
   "mvar" -> do
     report <- newEmptyMVar
     t0 <- getMonotonicTimeNSec
@@ -144,6 +148,46 @@ threadringRun shape ring t = case shape of
     stopAll tids
     return (t1 - t0, "id=" ++ show winner)
   _ -> unknown "threadring" shape
+
+-- | Shape best-forkon: the mvar ring with every hand-off on one capability. All R threads are
+-- started with forkOn on the capability the kernel runs on, whatever -N is (only the token holder
+-- can run, so the others would only add wake-ups across capabilities). A putMVar into the
+-- successor's MVar hands it the value and puts it on this capability's run queue; the sender
+-- then blocks in its own takeMVar and the scheduler runs the successor next: no OS thread is
+-- woken and no thread migrates. Tokens are passed evaluated ($!).
+--
+-- Entity k starts entity k+1 (forkOn) as its first action, creating its MVar, so the run queue
+-- stays one or two threads long (GHC 9.0 walks a capability's whole run queue at each schedule
+-- while another capability is idle, so R threads forked at once by the kernel would cost O(R)
+-- per switch until each had run; see Chameneos.hs). Entity R, the last one started, links back to entity 1 and hands it N, so the
+-- whole ring exists before the first hop. Teardown, untimed: a stop value (-1) goes once round
+-- the ring, each entity forwarding it and ending; entity R signals the kernel instead.
+threadringOneCapability :: Int -> Int -> IO (Word64, String)
+threadringOneCapability ring t = do
+  (cap, _) <- myThreadId >>= threadCapability
+  first <- newEmptyMVar
+  report <- newEmptyMVar
+  done <- newEmptyMVar
+  let stop = -1 :: Int
+      start !k mine
+        | k == ring = putMVar first t >> hop k mine first
+        | otherwise = do
+            next <- newEmptyMVar
+            _ <- forkOn cap (start (k + 1) next)
+            hop k mine next
+      hop !k mine next = do
+        v <- takeMVar mine
+        if v > 0 then (putMVar next $! v - 1) >> hop k mine next
+        else if v == 0 then putMVar report k >> hop k mine next
+        else if k == ring then putMVar done ()
+        else putMVar next v
+  t0 <- getMonotonicTimeNSec
+  _ <- forkOn cap (start 1 first)
+  winner <- takeMVar report
+  t1 <- getMonotonicTimeNSec
+  putMVar first stop
+  takeMVar done
+  return (t1 - t0, "id=" ++ show (winner :: Int))
 
 -- | Untimed teardown: every ring thread still blocked is killed (the winner has already returned;
 -- killing a finished thread does nothing).

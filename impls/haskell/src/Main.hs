@@ -50,7 +50,7 @@ models =
   , ("par", "Control.Parallel.Strategies: one spark per static row block (parList rdeepseq), the blocks copied into one output")
   , ("seq", "sequential: the kernels on one Haskell thread")
   , ("stm", "Control.Concurrent.STM on forkIO threads: TVars and TQueues, blocking by retry (the paper's Haskell for mutex, prodcons, condition)")
-  , ("mvar", "MVars on forkIO threads: modifyMVar_, the MVar-based Chan, a ring of MVars (the paper's Haskell for threadring), chameneos' meeting place as one MVar on forkOn threads (the paper's Haskell)")
+  , ("mvar", "MVars on forkIO threads: modifyMVar_, the MVar-based Chan, a ring of MVars (the paper's Haskell for threadring; best-forkon: the ring on one capability with forkOn, whatever -N, a direct hand-off per hop), chameneos' meeting place as one MVar on forkOn threads (the paper's Haskell)")
   ]
 
 -- | n ≤ 10^6 keeps a winnow candidate's flat index i·n + j below bit 40 of its sort key.
@@ -79,7 +79,7 @@ coordinationBench ms = Benchmark (IntDomain (Just 0) (Just maxCount) Nothing)
 
 threadring :: Benchmark
 threadring = Benchmark (IntDomain (Just 0) (Just 2147483647) Nothing)
-  [ ("mvar", Served ["mvar"] [("ring", IntDomain (Just 2) (Just 1000000) (Just "503"))]) ]
+  [ ("mvar", Served ["mvar", "best-forkon"] [("ring", IntDomain (Just 2) (Just 1000000) (Just "503"))]) ]
 
 -- | Which benchmarks are coordination ones, with the name of their count option and its default.
 coordinationCount :: String -> Maybe (String, Integer)

@@ -260,13 +260,21 @@ coordinationTests check caps = do
   forM_ sizes $ \(n, m) -> do
     (_, r) <- conditionRun "stm" n m
     check ("condition stm" ++ at n m) (r == "value=" ++ show (2 * n * m))
-  forM_ [2, 3, 5, 503] $ \ring -> forM_ [0, 1, 2, 7, 1000] $ \t -> do
-    (_, r) <- threadringRun "mvar" ring t
-    check ("threadring mvar ring=" ++ show ring ++ " N=" ++ show t ++ " caps=" ++ show caps)
+  forM_ ["mvar", "best-forkon"] $ \shape -> do
+    forM_ [2, 3, 5, 503] $ \ring -> forM_ [0, 1, 2, 7, 1000] $ \t -> do
+      (_, r) <- threadringRun shape ring t
+      check ("threadring " ++ shape ++ " ring=" ++ show ring ++ " N=" ++ show t ++ " caps=" ++ show caps)
+        (r == "id=" ++ show (t `mod` ring + 1))
+    -- a hand-simulated ring: 3 entities, N = 4 goes 1 -> 2 -> 3 -> 1 -> 2, and 2 receives 0
+    (_, r) <- threadringRun shape 3 4
+    check ("threadring " ++ shape ++ ": N=4 on a ring of 3 ends at entity 2") (r == "id=2")
+  -- best-forkon starts each entity from the one before: on a ring far longer than N the answer
+  -- still comes (the last entity started hands N to the first), and N = R hops round 10^5
+  -- entities end back at entity 1, so every link of the chain was made
+  forM_ [(3, 100000), (100000, 100000)] $ \(t, ring) -> do
+    (_, r) <- threadringRun "best-forkon" ring t
+    check ("threadring best-forkon ring=" ++ show ring ++ " N=" ++ show t ++ " caps=" ++ show caps)
       (r == "id=" ++ show (t `mod` ring + 1))
-  -- a hand-simulated ring: 3 entities, N = 4 goes 1 -> 2 -> 3 -> 1 -> 2, and 2 receives 0
-  (_, r) <- threadringRun "mvar" 3 4
-  check "threadring: N=4 on a ring of 3 ends at entity 2" (r == "id=2")
   -- a hand-counted sum: two producers of 5 items put 1..10
   (_, r2) <- prodconsRun "stm" 2 5
   check "prodcons: items 1..10 sum to 55" (r2 == "consumed=10 sum=55")
