@@ -130,9 +130,17 @@ def _now() -> str:
 
 class Store:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path)
+            self.db.execute("PRAGMA schema_version")   # opens the file: an unwritable place fails here
+        except sqlite3.OperationalError as error:
+            raise UsageError(f"{path}: cannot open or create a database there ({error})") from error
+        except sqlite3.DatabaseError as error:   # a file that is not SQLite at all
+            raise UsageError(f"{path}: not a concbench database ({error})") from error
+        except OSError as error:
+            raise UsageError(f"{path}: cannot open or create a database there ({error})") from error
+        try:
             stored = self._migrate()
             self.db.executescript(SCHEMA)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))

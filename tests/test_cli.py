@@ -134,6 +134,16 @@ def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     assert "Traceback" not in done.stderr
 
 
+def test_a_database_that_cannot_be_opened_or_created_is_refused_before_anything_runs(cli, tmp_path):
+    done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--db", "/proc/x.sqlite", db=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == "concbench: /proc/x.sqlite: cannot open or create a database there (unable to open database file)"
+    garbage = tmp_path / "not.sqlite"
+    garbage.write_bytes(b"garbage" * 200)
+    done = cli("report", "--db", str(garbage), db=False)
+    assert done.returncode == 2 and "not a concbench database" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_a_binarys_refusal_before_hello_stops_the_session_as_bad_input(cli):
     # fake.py serves C >= 0 but refuses encore with fewer than 2 creatures (exit 2 before hello), as the
     # chameneos encore programs do: a combination its description cannot express.
