@@ -98,3 +98,15 @@ def test_a_table_too_wide_leaves_out_optional_columns_then_continues_with_the_ke
         assert "median" in part.headers
         assert table_width(column_widths(part)) <= 70
     assert fit(model, None).parts == (model,)                        # --wide
+
+
+def test_a_wide_study_grid_continues_with_its_row_names():
+    from concbench.report.layout import fit
+    from concbench.report.study import Grid
+    from concbench.report.tables import grid_table
+    grid = Grid("g", ("language", *(f"figure {i}" for i in range(12))),
+                (("SCOOP/Qs", *("0.0754" for _ in range(12))), ("Swift actors", *("0.0402" for _ in range(12)))))
+    parts = fit(grid_table(grid), 80).parts
+    assert len(parts) > 1
+    for part in parts:
+        assert part.columns[0].name == "language" and [row[0].text for row in part.rows] == ["SCOOP/Qs", "Swift actors"]

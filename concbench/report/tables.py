@@ -348,8 +348,9 @@ def check_table(rows) -> TableModel:
 
 
 def grid_table(grid) -> TableModel:
-    """A study's grid (ours or a published table), as study.py lays it out."""
-    return TableModel("study", grid.title, tuple(Column(c) for c in grid.columns),
+    """A study's grid (ours or a published table), as study.py lays it out; its first column names the row
+    (a task, a language, a parameter), so a continuation of a wide grid repeats it."""
+    return TableModel("study", grid.title, tuple(Column(c, key=i == 0) for i, c in enumerate(grid.columns)),
                       [tuple(cell(v) for v in row) for row in grid.rows], note=grid.note)
 
 
