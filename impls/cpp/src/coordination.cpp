@@ -19,10 +19,14 @@
 //               threads / broadcast      `while wrong parity: wait`, notify_all after each increment.
 //               threads / two-cv         one condvar per parity; an increment signals one waiter of the
 //                                        other parity.
-//   threadring  threads / asio-pool      R pthreads with small stacks all serving one mutex-and-condvar
+//   threadring  threads / asio-wake      R pthreads with small stacks all serving one mutex-and-condvar
 //                                        queue of handlers (the Benchmarks Game boost::asio program without
-//                                        boost): a handler names the logical thread that runs it, and any
-//                                        pool thread may run it.
+//                                        boost, as the paper measured it): a handler names the logical thread
+//                                        that runs it; a hop posts the next handler and wakes an idle pool
+//                                        thread, which runs it: the posting thread goes back to waiting, so
+//                                        the token crosses OS threads at every hop.
+//               threads / asio-pool      the same pool, but any thread may run a handler, the poster too:
+//                                        it takes its own post before the woken thread is up.
 //               threads / blocking       R std::threads, each blocked on its own mutex and condvar slot;
 //                                        a hop stores t-1 in the successor's slot and signals it.
 //   philosophers threads / scoped-lock   n std::threads round n forks, one std::mutex per fork; a meal is
@@ -39,6 +43,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <condition_variable>
 #include <cstring>
@@ -268,32 +273,40 @@ struct Handler {
 
 struct AsioPool {
     int ring = 0;
+    bool wake = false;  // asio-wake: a handler is run by a thread its post woke, never by its poster
     std::mutex mx;
     std::condition_variable ready;
     std::deque<Handler> queue;
+    std::deque<int> posters;  // asio-wake: the pool thread that posted each queued handler (-1: main)
     bool stop = false;
     Report report;
+    std::atomic<int> next_index{0};
 
-    void post(Handler h) {
+    void post(Handler h, int poster) {
         {
             std::lock_guard<std::mutex> lock(mx);
             queue.push_back(h);
+            posters.push_back(poster);
         }
         ready.notify_one();
     }
 
     void serve() {
+        const int me = next_index.fetch_add(1);
         for (;;) {
             Handler h;
             {
                 std::unique_lock<std::mutex> lock(mx);
-                while (queue.empty() && !stop) ready.wait(lock);
+                // asio-wake: the thread that posted the next handler waits for another to take it, as the
+                // Asio pool's posting thread returned to its queue while the thread it woke ran the handler.
+                while ((queue.empty() || (wake && posters.front() == me)) && !stop) ready.wait(lock);
                 if (stop) return;
                 h = queue.front();
                 queue.pop_front();
+                posters.pop_front();
             }
             if (h.t == 0) report.post(h.id);
-            else post({h.id % ring + 1, h.t - 1});
+            else post({h.id % ring + 1, h.t - 1}, me);
         }
     }
 };
@@ -303,9 +316,10 @@ void* asio_pool_thread(void* arg) {
     return nullptr;
 }
 
-ThreadringRun threadring_asio_pool(int ring, uint64_t n) {
+ThreadringRun threadring_asio_pool(int ring, uint64_t n, bool wake) {
     AsioPool pool;
     pool.ring = ring;
+    pool.wake = wake;
     std::vector<pthread_t> threads(static_cast<size_t>(ring));
     // The Benchmarks Game program gave its threads 4 KB stacks; glibc's floor is PTHREAD_STACK_MIN.
     pthread_attr_t attr;
@@ -319,7 +333,7 @@ ThreadringRun threadring_asio_pool(int ring, uint64_t n) {
             fail("threadring: cannot create pool thread " + std::to_string(i) + " of " + std::to_string(ring) +
                  ": " + std::strerror(rc));
     }
-    pool.post({1, n});
+    pool.post({1, n}, -1);
     out.id = pool.report.wait();
     out.ns = now_ns() - t0;
     // Untimed: stop the pool.
@@ -391,7 +405,12 @@ ThreadringRun threadring_blocking(int ring, uint64_t n) {
 }  // namespace
 
 ThreadringRun threadring_run(ThreadringShape shape, int ring, uint64_t n) {
-    return shape == ThreadringShape::AsioPool ? threadring_asio_pool(ring, n) : threadring_blocking(ring, n);
+    switch (shape) {
+    case ThreadringShape::AsioWake: return threadring_asio_pool(ring, n, true);
+    case ThreadringShape::AsioPool: return threadring_asio_pool(ring, n, false);
+    case ThreadringShape::Blocking: break;
+    }
+    return threadring_blocking(ring, n);
 }
 
 // ======================= philosophers =======================

@@ -275,7 +275,7 @@ enum class ConditionShape { Paper, Broadcast, TwoCv };
 CountRun condition_run(ConditionShape shape, int n, uint64_t m);
 
 // threadring: R entities pass a token N, N-1, ..., 0; the one that receives 0 reports its id.
-enum class ThreadringShape { AsioPool, Blocking };
+enum class ThreadringShape { AsioWake, AsioPool, Blocking };
 
 struct ThreadringRun {
     int64_t ns = 0;  // creation of the ring to the report; the teardown is left out

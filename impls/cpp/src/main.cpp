@@ -368,7 +368,7 @@ const std::vector<BenchmarkDef>& benchmark_table() {
          prepare_condition},
         {"threadring",
          Domain::ints(0, INT64_MAX),
-         {{"threads", {"asio-pool", "blocking"}, {{"ring", Domain::ints(2, kRingMax).with_default("503")}}}},
+         {{"threads", {"asio-wake", "asio-pool", "blocking"}, {{"ring", Domain::ints(2, kRingMax).with_default("503")}}}},
          prepare_threadring},
         // philosophers: n philosophers and forks (at least 2), one thread each; --param m, the meals.
         {"philosophers",
@@ -860,7 +860,8 @@ Plan prepare_threadring(const Request& r) {
     const int ring = static_cast<int>(r.int_option("ring"));
     const uint64_t n = static_cast<uint64_t>(r.param_int());
     ThreadringShape shape;
-    if (r.shape == "asio-pool") shape = ThreadringShape::AsioPool;
+    if (r.shape == "asio-wake") shape = ThreadringShape::AsioWake;
+    else if (r.shape == "asio-pool") shape = ThreadringShape::AsioPool;
     else if (r.shape == "blocking") shape = ThreadringShape::Blocking;
     else internal_shape(r);
     Plan plan;

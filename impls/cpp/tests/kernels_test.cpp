@@ -566,15 +566,16 @@ void test_condition() {
 }
 
 void test_threadring() {
-    const cb::ThreadringShape shapes[] = {cb::ThreadringShape::AsioPool, cb::ThreadringShape::Blocking};
-    const char* names[] = {"asio-pool", "blocking"};
+    const cb::ThreadringShape shapes[] = {cb::ThreadringShape::AsioWake, cb::ThreadringShape::AsioPool,
+                                          cb::ThreadringShape::Blocking};
+    const char* names[] = {"asio-wake", "asio-pool", "blocking"};
     struct Rn {
         int ring;
         uint64_t n;
     };
     const Rn sizes[] = {{2, 0}, {2, 1}, {2, 2}, {2, 101}, {3, 5}, {7, 6}, {7, 7}, {503, 0}, {503, 502}, {503, 503},
                         {503, 1000}, {50, 5000}};
-    for (int s = 0; s < 2; ++s)
+    for (int s = 0; s < 3; ++s)
         for (const Rn& p : sizes) {
             Case c(std::string("threadring ") + names[s] + " R=" + std::to_string(p.ring) + " N=" + std::to_string(p.n));
             cb::ThreadringRun run = cb::threadring_run(shapes[s], p.ring, p.n);
