@@ -196,7 +196,10 @@ def _spawn_session(cli, *extra):
 
 def _finished_runs(db):
     with sqlite3.connect(db) as conn:
-        return conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'ok'").fetchone()[0]
+        try:
+            return conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'ok'").fetchone()[0]
+        except sqlite3.OperationalError:   # the file is there, its tables not yet
+            return 0
 
 
 def _wait_for_runs(db, count, limit=30):
