@@ -88,7 +88,7 @@ type cowichanShape struct {
 
 var cowichanShapes = map[string]cowichanShape{
 	"row-channel": {true, randmatChannel, threshChannel, winnowChannel, outerChannel, productChannel},
-	"blocks":  {false, randmatBlocks, threshBlocks, winnowBlocks, outerBlocks, productBlocks},
+	"blocks":      {false, randmatBlocks, threshBlocks, winnowBlocks, outerBlocks, productBlocks},
 }
 
 // cowichanRequest reads the request; nelts is n when absent, W is GOMAXPROCS when --workers is.
