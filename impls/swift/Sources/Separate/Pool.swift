@@ -95,8 +95,6 @@ enum AfterSuspending {
 }
 
 final class Worker: @unchecked Sendable {
-    // Set once by the pool's init, before its thread starts.
-    unowned(unsafe) var pool: Pool!
     let index: Int
     // The header (with the reference count, which a stealer's reference would touch) apart from
     // the slot the worker hands off through.
@@ -160,7 +158,6 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         self.width = width
         workers = (0..<width).map { Worker(index: $0, width: width) }
         peers = workers.map { .passUnretained($0) }
-        for worker in workers { worker.pool = self }
         for (index, worker) in workers.enumerated() {
             let thread = Thread { [self] in
                 Pool.name("separate-\(index)")
@@ -186,7 +183,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     /// Stops the threads once the queues are empty and waits for them; work submitted later never
     /// runs. Called from one of the pool's own jobs, that thread stops after the job.
     public func shutdown() {
-        let own = Pool.currentWorker().map { $0.pool === self } ?? false
+        let own = withOwnWorker { _ in } != nil
         stopping.store(true, ordering: .sequentiallyConsistent)
         for worker in workers { wake(worker) }
         lifecycle.lock()
@@ -199,18 +196,15 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     }
 
     func submit(_ work: Work) {
-        if let raw = pthread_getspecific(Pool.key) {
-            let done = Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker -> Bool in
-                guard isOwn(worker, raw) else { return false }
-                let displaced = worker.next.exchange(work.bits, ordering: .acquiringAndReleasing)
-                if displaced != 0 {
-                    worker.queue.push(Work(bits: displaced))
-                    notify()
-                }
-                return true
+        let handedOff = withOwnWorker { worker -> Bool in
+            let displaced = worker.next.exchange(work.bits, ordering: .acquiringAndReleasing)
+            if displaced != 0 {
+                worker.queue.push(Work(bits: displaced))
+                notify()
             }
-            if done { return }
-        }
+            return true
+        } ?? false
+        if handedOff { return }
         injector.push(work)
         notify()
     }
@@ -222,30 +216,25 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     func whenSuspended(_ action: @escaping () -> Void) { whenSuspended(.action(action)) }
 
     func whenSuspended(_ step: AfterSuspending) {
-        guard let raw = pthread_getspecific(Pool.key) else { return step.run() }
-        let own = Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker -> Bool in
-            guard isOwn(worker, raw) else { return false }
-            worker.afterJob.append(step)
-            return true
-        }
-        if !own { step.run() }
+        if withOwnWorker({ $0.afterJob.append(step) }) == nil { step.run() }
     }
 
     /// Whether the calling thread is one of the pool's with no job waiting for it.
     func hasNothingElse() -> Bool {
-        // Borrowed, not retained: this runs in the handler's polling loop.
-        guard let raw = pthread_getspecific(Pool.key) else { return false }
-        return Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker in
-            isOwn(worker, raw) && worker.next.load(ordering: .relaxed) == 0
-                && worker.queue.size.load(ordering: .relaxed) == 0
-        }
+        withOwnWorker { worker in
+            worker.next.load(ordering: .relaxed) == 0 && worker.queue.size.load(ordering: .relaxed) == 0
+        } ?? false
     }
 
-    /// Whether `worker`, found at `raw` in the calling thread's key, is one of this pool's (two
-    /// runtimes may run in one process); compared by address, with no reference counted.
+    /// `body` on the calling thread's worker if it is one of this pool's (two runtimes may run in
+    /// one process), else nil. The worker is borrowed and compared by address: no reference is
+    /// counted, as this runs on every hand-off and in the handler's polling loop.
     @inline(__always)
-    private func isOwn(_ worker: Worker, _ raw: UnsafeMutableRawPointer) -> Bool {
-        worker.index < width && peers[worker.index].toOpaque() == raw
+    private func withOwnWorker<T>(_ body: (Worker) -> T) -> T? {
+        guard let raw = pthread_getspecific(Pool.key) else { return nil }
+        return Unmanaged<Worker>.fromOpaque(raw)._withUnsafeGuaranteedRef { worker in
+            worker.index < width && peers[worker.index].toOpaque() == raw ? body(worker) : nil
+        }
     }
 
     /// Names the calling thread, as /proc, `top -H` and debuggers show it (Glibc's
@@ -255,12 +244,6 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
         fputs(name, file)
         fclose(file)
     }
-
-    static func currentWorker() -> Worker? {
-        guard let raw = pthread_getspecific(key) else { return nil }
-        return Unmanaged<Worker>.fromOpaque(raw).takeUnretainedValue()
-    }
-
 
     // -- the worker loop ------------------------------------------------------------------
 
