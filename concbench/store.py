@@ -134,12 +134,10 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path)
             self.db.execute("PRAGMA schema_version")   # opens the file: an unwritable place fails here
-        except sqlite3.OperationalError as error:
+        except (sqlite3.OperationalError, OSError) as error:
             raise UsageError(f"{path}: cannot open or create a database there ({error})") from error
         except sqlite3.DatabaseError as error:   # a file that is not SQLite at all
             raise UsageError(f"{path}: not a concbench database ({error})") from error
-        except OSError as error:
-            raise UsageError(f"{path}: cannot open or create a database there ({error})") from error
         try:
             stored = self._migrate()
             self.db.executescript(SCHEMA)

@@ -142,16 +142,20 @@ def _part(data: dict, path: Path) -> StudyPart:
     )
 
 
+def _names(data: dict, key: str) -> dict[str, str]:
+    """A table of names to names (a published column or row -> the variant that stands for it)."""
+    return {str(k): str(v) for k, v in data.get(key, {}).items()}
+
+
 def _published(data: dict, path: Path) -> PublishedTable:
     table = PublishedTable(
         benchmark=data["benchmark"], title=data["title"], unit=data.get("unit", ""),
         columns=tuple(data["columns"]), rows=tuple(tuple(str(c) for c in row) for row in data["rows"]),
         note=data.get("note", ""), layout=data.get("layout", ""),
-        match={str(k): str(v) for k, v in data.get("match", {}).items()},
-        param_column=str(data.get("param_column", data["columns"][0])),
-        match_rows={str(k): str(v) for k, v in data.get("match_rows", {}).items()},
+        match=_names(data, "match"), param_column=str(data.get("param_column", data["columns"][0])),
+        match_rows=_names(data, "match_rows"),
         match_option=str(data.get("match_option", "")), relative_to=str(data.get("relative_to", "")),
-        match_by_row={str(k): str(v) for k, v in data.get("match_by_row", {}).items()},
+        match_by_row=_names(data, "match_by_row"),
         at_param=str(data.get("at_param", "")),
     )
     where = f"{path}: published table '{table.title}'"

@@ -109,6 +109,11 @@ SECONDS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
 PER_TASK = "/task"    # a unit such as "s/task": each side's time divided by the parameter, its task count
 
 
+def _leading_number(cell: str) -> float | None:
+    """A cell's first figure: "3.16 (1.69)" (a time and its speedup) is 3.16."""
+    return geomeans.published_number(cell.split(" ")[0])
+
+
 def _seconds(text: str, unit: str) -> float | None:
     """A published cell in seconds (per task where the unit says so): the table's unit, or the cell's own
     ("71.5 µs") where it is 'as written'."""
@@ -141,7 +146,7 @@ def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
         base = _ours(table, rows, table.relative_to, wanted) if table.relative_to else None
         for row in chosen:
             cell = row[table.columns.index(column)]
-            theirs = geomeans.published_number(cell.split(" ")[0]) if table.relative_to else _seconds(cell, table.unit)
+            theirs = _leading_number(cell) if table.relative_to else _seconds(cell, table.unit)
             ours = _ours(table, rows, row[at], wanted)
             if table.relative_to:
                 ours = 100 * ours / base if ours is not None and base else None
@@ -170,10 +175,11 @@ def _by_row(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
         for column, cell in zip(table.columns[1:], row[1:]):
             param, cores = _column_key(column)
             param = param or table.at_param
-            theirs = geomeans.published_number(cell.split(" ")[0])
+            theirs = _leading_number(cell)
             found = [r for r in rows if r.benchmark == table.benchmark and geomeans.matches(r, wanted)
                      and r.param == param and (cores is None or r.cores == cores)]
-            walls = [run.wall_ns for r in found if r.cores == max(s.cores for s in found)
+            widest = max((r.cores for r in found), default=None)
+            walls = [run.wall_ns for r in found if r.cores == widest
                      for run in r.runs if run.status == RunStatus.OK and run.wall_ns]
             if theirs is not None and walls:
                 pairs[f"{row[0]} {column}"] = (min(walls) / 1e9, theirs)
@@ -182,8 +188,8 @@ def _by_row(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
 
 def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
     """One verdict per published table the study can lay ours against: the tables its aggregates read
-    (layout), the ones it rebuilds from our series ([published.ours]) and those whose columns name
-    their variants (match)."""
+    (layout), the ones it rebuilds from our series ([published.ours]), those whose columns name
+    their variants (match) and those whose rows do (match_by_row)."""
     out = []
     ours = geomeans.our_figures(study, geomeans.measured(study, rows)) if study.families else {}
     for table in study.published:
