@@ -128,12 +128,14 @@ def test_a_transposed_table_is_laid_by_implementation_and_column_at_the_minimum_
     study = load_study(ROOT / "studies" / "encore-2016.toml")
     by_cores = next(t for t in study.published if t.benchmark == "chameneos" and "by cores" in t.title)
 
-    def series(variant, cores, walls):
+    def series(label, cores, walls):
         runs = [SimpleNamespace(status=RunStatus.OK, wall_ns=w * 1e9) for w in walls]
         runs.append(SimpleNamespace(status=RunStatus.CRASHED, wall_ns=0.001e9))      # never the minimum
-        return SimpleNamespace(benchmark="chameneos", param="700", label=variant + " [x]", variant=variant,
+        return SimpleNamespace(benchmark="chameneos", param="700", label=label, variant=label.split(" ")[0],
                                cores=cores, runs=runs)
-    published = {"scala/threads": (4.50, 2.33), "erlang/processes": (8.37, 7.82), "scala/actors": (33.81, 23.03)}
+    named = by_cores.match_by_row      # the thesis's programs, each a variant and its shape
+    published = {named["Scala threads"]: (4.50, 2.33), named["Erlang"]: (8.37, 7.82),
+                 named["Scala actors"]: (33.81, 23.03)}
     rows = [series(v, c + 1, [t / 3, 99.0]) for v, ts in published.items() for c, t in enumerate(ts)]
     verdict = _by_row(by_cores, rows)
     assert verdict.cells == 6 and verdict.disagreeing == () and verdict.tau > 0.99
