@@ -269,6 +269,7 @@ struct Report {
 struct Handler {
     int id;      // the logical thread (1..R) this handler runs as
     uint64_t t;  // the token it received
+    int poster;  // the pool thread that posted it (-1: main); asio-wake never runs it there
 };
 
 struct AsioPool {
@@ -277,16 +278,14 @@ struct AsioPool {
     std::mutex mx;
     std::condition_variable ready;
     std::deque<Handler> queue;
-    std::deque<int> posters;  // asio-wake: the pool thread that posted each queued handler (-1: main)
     bool stop = false;
     Report report;
     std::atomic<int> next_index{0};
 
-    void post(Handler h, int poster) {
+    void post(Handler h) {
         {
             std::lock_guard<std::mutex> lock(mx);
             queue.push_back(h);
-            posters.push_back(poster);
         }
         ready.notify_one();
     }
@@ -299,14 +298,13 @@ struct AsioPool {
                 std::unique_lock<std::mutex> lock(mx);
                 // asio-wake: the thread that posted the next handler waits for another to take it, as the
                 // Asio pool's posting thread returned to its queue while the thread it woke ran the handler.
-                while ((queue.empty() || (wake && posters.front() == me)) && !stop) ready.wait(lock);
+                while ((queue.empty() || (wake && queue.front().poster == me)) && !stop) ready.wait(lock);
                 if (stop) return;
                 h = queue.front();
                 queue.pop_front();
-                posters.pop_front();
             }
             if (h.t == 0) report.post(h.id);
-            else post({h.id % ring + 1, h.t - 1}, me);
+            else post({h.id % ring + 1, h.t - 1, me});
         }
     }
 };
@@ -333,7 +331,7 @@ ThreadringRun threadring_asio_pool(int ring, uint64_t n, bool wake) {
             fail("threadring: cannot create pool thread " + std::to_string(i) + " of " + std::to_string(ring) +
                  ": " + std::strerror(rc));
     }
-    pool.post({1, n}, -1);
+    pool.post({1, n, -1});
     out.id = pool.report.wait();
     out.ns = now_ns() - t0;
     // Untimed: stop the pool.
