@@ -249,6 +249,10 @@ public final class Client: @unchecked Sendable {
             return queue.handler.locksBlocks
         }
         if locked { queue.takeUnretainedValue().handler.blockLock.release() }
+        // The queue is held unmanaged, so nothing else keeps this client (and with it its cache of
+        // queues) alive to here: a temporary client (`Client(runtime).separate …`) could otherwise be
+        // freed after `held -= 1`, retiring a queue this END still touches.
+        withExtendedLifetime(self) {}
     }
 
     @inlinable
