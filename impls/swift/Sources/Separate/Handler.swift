@@ -201,7 +201,7 @@ public class HandlerCore: @unchecked Sendable {
             case .end:
                 if ended(owner) { return .parked }
             case .caughtUp:   // still on this block (only END or a grant moves `current`)
-                if parkInBlock(owner.takeUnretainedValue()) { return .parked }
+                if parkInBlock(owner) { return .parked }
             }
         }
     }
@@ -249,6 +249,7 @@ public class HandlerCore: @unchecked Sendable {
         // Once the state is stored, a client may schedule the handler elsewhere: touch nothing of it.
         let head = qoqHead
         state.store(HandlerCore.betweenBlocks, ordering: .sequentiallyConsistent)
+        Interleaving.yieldToOthers(at: .parkedBetweenBlocks)
         if qoqTail.load(ordering: .sequentiallyConsistent) == head { return true }
         return !state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
                                       ordering: .acquiringAndReleasing).exchanged
@@ -256,12 +257,19 @@ public class HandlerCore: @unchecked Sendable {
 
     /// The block's client has logged nothing more yet: wait a little, then park on its queue
     /// (the client wakes the handler at its next END, sync or full ring). True if parked.
-    private func parkInBlock(_ queue: PrivateQueue) -> Bool {
+    private func parkInBlock(_ owner: Unmanaged<PrivateQueue>) -> Bool {
+        let queue = owner.takeUnretainedValue()
         for _ in 0..<200 where queue.hasMore() { return false }
         queue.releaseProducer()
         let (identity, head) = (queue.identity, queue.head)
+        // Once the state is stored, the client may wake the handler elsewhere, which may finish the
+        // block before the look at `published` below, and the client go away: a reference counted
+        // here (only when parking) keeps the queue until that look.
+        _ = owner.retain()
+        defer { owner.release() }
         // Releasing: whoever wakes the handler runs it next and must see what this run did.
         state.store(identity, ordering: .releasing)
+        Interleaving.yieldToOthers(at: .parkedInBlock)
         atomicMemoryFence(ordering: .sequentiallyConsistent)
         if queue.published.load(ordering: .relaxed) == head { return true }
         return !state.compareExchange(expected: identity, desired: HandlerCore.running,

@@ -222,19 +222,28 @@ final class PrivateQueue: @unchecked Sendable {
         synced = true
     }
 
-    /// `awaitSync`, once the client has suspended.
+    /// `awaitSync`, once the client has suspended. Once the sync is logged, the handler may answer
+    /// it and the client run on elsewhere, end its block and go away, freeing this queue (and, its
+    /// program done, the handler): after `putNow` nothing here touches either but through locals,
+    /// the handler held by a reference for the wake.
     func logSync() {
         let continuation = syncing.unsafelyUnwrapped
         syncing = nil
+        let (handler, identity) = (self.handler, self.identity)
         putNow(.sync(continuation))
-        publish()
+        Interleaving.yieldToOthers(at: .syncLogged)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        handler.wake(from: identity)   // if this queue is gone, at worst a handler woken for nothing
     }
 
     /// A block with a wait condition, once the client has suspended: the client takes over a
-    /// handler parked between blocks, or links the block for it to reach.
+    /// handler parked between blocks, or links the block for it to reach. Either may grant it at
+    /// once, and the client go away (see `logSync`): the handler is held by a local reference.
     func reserveWhen() {
+        let handler = self.handler
         if !handler.claim(for: self) {
             handler.link(beginNow(.beginWhen))
+            Interleaving.yieldToOthers(at: .reservationLinked)
             handler.wakeBetweenBlocks()
         }
     }

@@ -3,7 +3,7 @@
 // configuration. A failing trial prints its seed.
 
 import Foundation
-import Separate
+@testable import Separate
 import XCTest
 
 /// A small seeded generator, so a failing schedule can be replayed.
@@ -228,6 +228,50 @@ final class GuaranteeTests: XCTestCase {
         XCTAssertEqual(value, 300, "blocks of a client that went away were lost")
         runtime.shutdown()
         XCTAssertEqual(runtime.liveQueues, 0, "a queue outlived its client and its handler's work")
+    }
+
+    /// A client may run on and go away, with its handler, the moment its END is logged, its sync
+    /// answered or its wait condition granted, while the thread that logged it (or linked the
+    /// reservation, or parked the handler) has not returned yet: that thread must touch neither
+    /// after. Short-lived clients and handlers, with those threads paused at those moments
+    /// (Interleaving, debug builds), make any such touch a touch of freed memory in every run.
+    func testClientsAndHandlersGoneOnceAnsweredAreNotTouched() async {
+        defer { Interleaving.pausing.store(0, ordering: .relaxed) }
+        let moments: [Interleaving.Moment] = [.syncLogged, .reservationLinked, .parkedInBlock, .parkedBetweenBlocks]
+        for moment in moments {
+            Interleaving.pausing.store(moment.rawValue, ordering: .relaxed)
+            await Self.comeAndGo(moment)
+        }
+    }
+
+    private static func comeAndGo(_ moment: Interleaving.Moment) async {
+        for configuration in [Configuration.qoq, .all] {
+            let total = await withRuntime(workers: 4, configuration) { runtime in
+                let total = Counter()
+                let shared = [Handler(Cell(), runtime: runtime), Handler(Cell(), runtime: runtime)]
+                await runtime.clients(8) { index, _ in
+                    for round in 0..<200 {
+                        // Alternately a handler others keep busy (it runs on another thread when
+                        // this client logs) and one of its own, gone with it.
+                        let data = round % 2 == 0 ? shared[index % 2] : Handler(Cell(), runtime: runtime)
+                        if index % 4 < 2 {
+                            _ = await Client(runtime).separate(data) { d in
+                                await d.call { $0.value += 1 }
+                                return await d.query { $0.value }
+                            }
+                        } else {
+                            await Client(runtime).separate(data, until: { $0.value >= 0 }) { d in await d.call { $0.value += 1 } }
+                        }
+                        total.add()
+                    }
+                }
+                let values = await Client(runtime).separate(shared[0], shared[1]) { a, b in
+                    (await a.query { $0.value }, await b.query { $0.value })
+                }
+                return total.value + values.0 + values.1
+            }
+            XCTAssertEqual(total, 1_600 + 800, "\(configuration), paused \(moment)")
+        }
     }
 
     /// A client that logs `blocks` increments on `data` and goes away at once.
