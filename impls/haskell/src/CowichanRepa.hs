@@ -8,6 +8,7 @@
 -- the other models use (fromUnboxed / toUnboxed copy nothing).
 module CowichanRepa
   ( repaRandmat, repaThresh, repaWinnow, repaOuter, repaProduct
+  , distanceAt, originDistance
   ) where
 
 import Control.Exception (evaluate)
@@ -75,27 +76,36 @@ repaWinnow n nelts m mask = do
 repaOuter :: Points -> IO ((Vec, Vec), Maybe Word64)
 repaOuter pts = do
   let ne = U.length pts
-      dist (Z :. i :. j)
-        | i == j = -1
-        | otherwise =
-            let (xi, yi) = U.unsafeIndex pts i
-                (xj, yj) = U.unsafeIndex pts j
-                dx = fromIntegral (xi - xj) :: Double
-                dy = fromIntegral (yi - yj) :: Double
-            in sqrt (dx * dx + dy * dy)
-      origin (Z :. i) =
-        let (x, y) = U.unsafeIndex pts i
-            fx = fromIntegral x :: Double
-            fy = fromIntegral y :: Double
-        in sqrt (fx * fx + fy * fy)
-  dArr <- R.computeUnboxedP (R.fromFunction (Z :. ne :. ne) dist) :: IO (Array U DIM2 Double)
+  dArr <- R.computeUnboxedP (R.fromFunction (Z :. ne :. ne) (distanceAt pts)) :: IO (Array U DIM2 Double)
   rowMax <- R.foldP max (-1) dArr
   let mx = R.toUnboxed rowMax
   dm <- U.unsafeThaw (R.toUnboxed dArr)
   forM_ [0 .. ne - 1] $ \i -> MU.unsafeWrite dm (i * ne + i) (fromIntegral ne * U.unsafeIndex mx i)
   d <- U.unsafeFreeze dm
-  v <- R.computeUnboxedP (R.fromFunction (Z :. ne) origin) :: IO (Array U DIM1 Double)
+  v <- R.computeUnboxedP (R.fromFunction (Z :. ne) (originDistance pts)) :: IO (Array U DIM1 Double)
   return ((d, R.toUnboxed v), Nothing)
+
+-- | Cell (i, j) of outer's matrix before its diagonal is set: the distance between points i and
+-- j, and -1 on the diagonal (the running maximum's start, so a row's maximum is its off-diagonal one).
+distanceAt :: Points -> DIM2 -> Double
+distanceAt pts (Z :. i :. j)
+  | i == j = -1
+  | otherwise =
+      let (xi, yi) = U.unsafeIndex pts i
+          (xj, yj) = U.unsafeIndex pts j
+          dx = fromIntegral (xi - xj) :: Double
+          dy = fromIntegral (yi - yj) :: Double
+      in sqrt (dx * dx + dy * dy)
+{-# INLINE distanceAt #-}
+
+-- | Element i of outer's vector: point i's distance from the origin.
+originDistance :: Points -> DIM1 -> Double
+originDistance pts (Z :. i) =
+  let (x, y) = U.unsafeIndex pts i
+      fx = fromIntegral x :: Double
+      fy = fromIntegral y :: Double
+  in sqrt (fx * fx + fy * fy)
+{-# INLINE originDistance #-}
 
 -- | foldP (+) 0 over the rows of D ⊙ v: Repa folds each row on one thread, left to right from 0,
 -- which is exactly product.md's order (acc = acc + D[i][j]·v[j], j ascending).

@@ -14,6 +14,7 @@ import Data.Word (Word32, Word64)
 import GHC.Clock (getMonotonicTimeNSec)
 
 import Cowichan
+import CowichanPaper
 import CowichanPar
 import CowichanRepa
 
@@ -27,9 +28,10 @@ data Kernels = Kernels
   , kProduct :: Vec -> Vec -> IO (Vec, Maybe Word64)
   }
 
--- | The kernels of a model (repa, par, seq) for W workers.
+-- | The kernels of a model (repa, par, seq), or of repa's shape paper, for W workers.
 kernelsFor :: String -> Int -> Kernels
 kernelsFor "repa" w = Kernels (repaRandmat w) repaThresh repaWinnow repaOuter repaProduct
+kernelsFor "paper" _ = Kernels paperRandmat paperThresh repaWinnow paperOuter repaProduct
 kernelsFor "par" w = Kernels (parRandmat w) (parThresh w) (parWinnow w) (parOuter w) (parProduct w)
 kernelsFor _ _ = Kernels
   { kRandmat = \n seed -> plain (seqRandmat n seed)

@@ -40,6 +40,7 @@ main = do
   -- Repa's gang is sized from -N at its first use, so the repa model runs at the start-up
   -- capability count (make test runs this program at -N2 and -N3), over several W.
   modelTests check caps0 "repa"
+  modelTests check caps0 "paper"
   -- The par model's sparks run on however many capabilities there are now.
   forM_ [1, 2, 3, 7] $ \caps -> do
     setNumCapabilities caps
@@ -139,7 +140,7 @@ threshTests check = do
   let m = U.fromList [5, 5, 3, 1]
   -- count = floor(4p/100): 0, 1, 2, 3, 4
   forM_ [(0, 5, 2), (25, 5, 2), (50, 3, 3), (75, 1, 4), (100, 0, 4)] $ \(p, t, kept) ->
-    forM_ ["seq", "par", "repa"] $ \model -> do
+    forM_ ["seq", "par", "repa", "paper"] $ \model -> do
       ((t', mask), _) <- kThresh (kernelsFor model 2) 2 p m
       check ("thresh tie rule " ++ model ++ " p=" ++ show p)
         (t' == t && U.sum (U.map fromIntegral mask) == (kept :: Int) && mask == U.map (\x -> if fromIntegral x >= t then 1 else 0) m)
@@ -162,7 +163,7 @@ winnowTests check = do
   -- (1,1,2) (3,0,1) (3,1,0) (3,2,1) (3,2,2) (7,0,0) (7,0,2) (7,2,0); K = 8, nelts 3, chunk 2
   let m = U.fromList [7, 3, 7, 3, 9, 1, 7, 3, 3]
       mask = U.fromList [1, 1, 1, 1, 0, 1, 1, 1, 1]
-  forM_ ["seq", "par", "repa"] $ \model -> forM_ [1, 2, 3, 7] $ \w -> do
+  forM_ ["seq", "par", "repa", "paper"] $ \model -> forM_ [1, 2, 3, 7] $ \w -> do
     ((k, pts), _) <- kWinnow (kernelsFor model w) 3 3 m mask
     check ("winnow hand-made " ++ model ++ " W=" ++ show w) (k == 8 && U.toList pts == [(1, 2), (1, 0), (2, 2)])
     ((k8, pts8), _) <- kWinnow (kernelsFor model w) 3 8 m mask
@@ -187,7 +188,7 @@ winnowTests check = do
 
 outerProductTests :: Check -> IO ()
 outerProductTests check =
-  forM_ ["seq", "par", "repa"] $ \model -> forM_ [1, 2, 3] $ \w -> do
+  forM_ ["seq", "par", "repa", "paper"] $ \model -> forM_ [1, 2, 3] $ \w -> do
     let ks = kernelsFor model w
         tag = model ++ " W=" ++ show w
     ((d, v), _) <- kOuter ks (U.fromList [(0, 0), (3, 4)])
