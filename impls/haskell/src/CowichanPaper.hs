@@ -16,13 +16,13 @@ import Control.Parallel.Strategies (parListChunk, rseq, using)
 import Data.Array.Repa (Array, DIM1, DIM2, U, Z (..), (:.) (..))
 import qualified Data.Array.Repa as R
 import qualified Data.IntMap.Strict as IntMap
-import Data.Word (Word8, Word32, Word64)
+import Data.Word (Word32, Word64)
 import GHC.Clock (getMonotonicTimeNSec)
 import System.IO.Unsafe (unsafePerformIO)
 import qualified Data.Vector.Unboxed as U
 
 import Cowichan
-import CowichanRepa (distanceAt, originDistance)
+import CowichanRepa (distanceAt, originDistance, threshWith)
 
 -- | The rows, 128 to a spark; C (compute_ns) is the busiest capability's total of row times (each
 -- row is timed where it runs), the concatenation being the rest of T.
@@ -41,17 +41,10 @@ paperRandmat n seed = do
       return (cap, t1 - t0, row)
     {-# NOINLINE timedRow #-}
 
--- | The histogram (and the maximum, which it also finds) in one pass on main, between two
--- parallel passes.
+-- | The histogram (and the maximum, which it also finds) in one pass on main, between the two
+-- parallel passes of shape repa's thresh.
 paperThresh :: Int -> Int -> Matrix -> IO ((Int, Mask), Maybe Word64)
-paperThresh n p m = do
-  let arr = R.fromUnboxed (Z :. n :. n) m :: Array U DIM2 Word8
-  nmax <- R.foldAllP max 0 arr
-  (hist, _) <- evaluate (histRange m 0 (n * n))
-  let !t = chooseThreshold n p hist (fromIntegral nmax)
-      t8 = fromIntegral t
-  mask <- R.computeUnboxedP (R.map (\x -> if x >= t8 then 1 else 0) arr)
-  return ((t, R.toUnboxed mask), Nothing)
+paperThresh = threshWith (\n m -> fst <$> evaluate (histRange m 0 (n * n)))
 
 -- | Every distance computed twice: once for the row maxima, once into the output.
 paperOuter :: Points -> IO ((Vec, Vec), Maybe Word64)

@@ -8,7 +8,7 @@
 -- the other models use (fromUnboxed / toUnboxed copy nothing).
 module CowichanRepa
   ( repaRandmat, repaThresh, repaWinnow, repaOuter, repaProduct
-  , distanceAt, originDistance
+  , threshWith, distanceAt, originDistance
   ) where
 
 import Control.Exception (evaluate)
@@ -37,10 +37,15 @@ repaRandmat w n seed = do
 -- over its rule-2 block of rows, merged by main: Repa has no histogram fold); the mask with
 -- computeUnboxedP of a map.
 repaThresh :: Int -> Int -> Matrix -> IO ((Int, Mask), Maybe Word64)
-repaThresh n p m = do
+repaThresh = threshWith gangHistogram
+
+-- | thresh with the histogram made by `histogram` (n, the matrix); the maximum and the mask as
+-- repaThresh says.
+threshWith :: (Int -> Matrix -> IO (U.Vector Int)) -> Int -> Int -> Matrix -> IO ((Int, Mask), Maybe Word64)
+threshWith histogram n p m = do
   let arr = R.fromUnboxed (Z :. n :. n) m :: Array U DIM2 Word8
   nmax <- R.foldAllP max 0 arr
-  hist <- gangHistogram n m
+  hist <- histogram n m
   let !t = chooseThreshold n p hist (fromIntegral nmax)
       t8 = fromIntegral t
   mask <- R.computeUnboxedP (R.map (\x -> if x >= t8 then 1 else 0) arr)

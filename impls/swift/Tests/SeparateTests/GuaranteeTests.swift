@@ -230,10 +230,10 @@ final class GuaranteeTests: XCTestCase {
         XCTAssertEqual(runtime.liveQueues, 0, "a queue outlived its client and its handler's work")
     }
 
-    /// A client may run on and go away, with its handler, the moment its END is logged, its sync
-    /// answered or its wait condition granted, while the thread that logged it (or linked the
-    /// reservation, or parked the handler) has not returned yet: that thread must touch neither
-    /// after. Short-lived clients and handlers, with those threads paused at those moments
+    /// A client may run on and go away, with its handler, the moment its sync is answered or its
+    /// wait condition granted, while the thread that logged the sync (or linked the reservation, or
+    /// parked the handler) has not returned yet: that thread must touch neither after. Short-lived
+    /// clients and handlers, with those threads paused at each of those moments in turn
     /// (Interleaving, debug builds), make any such touch a touch of freed memory in every run.
     func testClientsAndHandlersGoneOnceAnsweredAreNotTouched() async {
         defer { Interleaving.pausing.store(0, ordering: .relaxed) }
