@@ -22,7 +22,7 @@ build: setup
 
 # Toolchains from Debian's packages where we are root (else it prints the command), then builds
 # (a language that fails to build is left out), then the quick suite on every available variant,
-# faithful shapes only, one process per point: about 7 min 15 s on 2 cores with the builds made (README);
+# faithful shapes only, one process per point: about 7 minutes on 2 cores with the builds made (README);
 # `concbench run --runs 3 --all-shapes` for more. It ends by writing the session's HTML report beside
 # the database (results/session-N/index.html) and printing its path; `concbench report --open` opens it.
 bench: setup
