@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
 export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
 
-.PHONY: setup build bench test check clean
+.PHONY: setup build bench test test-fast check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ bench: setup
 # language (protocol, refusals, every shape at test size) and each language's own unit tests.
 test: setup
 	$(BIN)/python -m pytest -q
+
+# The edit-run loop: the harness's tests not marked slow (no language's checks, no end-to-end run of
+# a second or more).
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # The conformance check alone, for every installed language.
 check: setup

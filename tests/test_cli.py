@@ -13,6 +13,7 @@ import pytest
 FAKE = ["-b", "fib", "--size", "test", "--runs", "1"]
 
 
+@pytest.mark.slow
 def test_right_answers_are_verified_and_exit_0(cli):
     done = cli("run", *FAKE, "-v", "fake/ok")
     assert done.returncode == 0, done.stderr
@@ -23,6 +24,7 @@ def test_right_answers_are_verified_and_exit_0(cli):
     assert "verified" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_wrong_answer_is_reported_wrong_and_exits_1(cli):
     done = cli("run", *FAKE, "-v", "fake/wrong", "--param", "10")
     assert done.returncode == 1
@@ -37,6 +39,7 @@ def test_a_wrong_answer_is_reported_wrong_and_exits_1(cli):
     ("fake/exit", "crashed", "exit"),
     ("fake/garbage", "malformed", "protocol"),
 ])
+@pytest.mark.slow
 def test_failures_are_recorded_with_their_reason_and_exit_1(cli, variant, status, reason):
     done = cli("run", *FAKE, "-v", variant, "--param", "10")
     assert done.returncode == 1
@@ -45,12 +48,14 @@ def test_failures_are_recorded_with_their_reason_and_exit_1(cli, variant, status
     assert len(run["iterations"]) >= 1   # what came before the failure is kept
 
 
+@pytest.mark.slow
 def test_a_protocol_error_names_the_line_and_a_snippet(cli):
     cli("run", *FAKE, "-v", "fake/garbage", "--param", "10")
     run = cli.export()["runs"][0]
     assert "line 3" in run["message"] and "Hello from stdout" in run["message"]
 
 
+@pytest.mark.slow
 def test_a_run_that_exits_0_without_saying_hello_is_malformed(cli):
     done = cli("run", *FAKE, "-v", "fake/silent", "--param", "10")
     assert done.returncode == 1
@@ -58,6 +63,7 @@ def test_a_run_that_exits_0_without_saying_hello_is_malformed(cli):
     assert (run["status"], run["reason"], run["message"]) == ("malformed", "protocol", "no hello line")
 
 
+@pytest.mark.slow
 def test_a_hang_is_a_stalled_timeout_exit_0_and_larger_sizes_are_skipped(cli):
     done = cli("run", *FAKE, "-v", "fake/hang", "--param", "5,10", "--timeout", "2.5")
     assert done.returncode == 0, done.stderr
@@ -67,12 +73,14 @@ def test_a_hang_is_a_stalled_timeout_exit_0_and_larger_sizes_are_skipped(cli):
     assert "stalled" in done.stdout
 
 
+@pytest.mark.slow
 def test_strict_makes_a_timeout_of_a_non_stalling_model_fail(cli):
     done = cli("run", *FAKE, "-v", "fake/spin", "--param", "5", "--timeout", "2", "--strict")
     assert done.returncode == 1
     assert cli.export()["runs"][0]["stall"] is False
 
 
+@pytest.mark.slow
 def test_threads_and_memory_reach_the_export(cli):
     assert cli("run", *FAKE, "-v", "fake/threads", "-v", "fake/bigrss", "--param", "5").returncode == 0
     runs = {r["variant"]: r for r in cli.export()["runs"]}
@@ -97,12 +105,14 @@ def test_json_export_has_the_documented_shape(cli, tmp_path):
 
 @pytest.mark.parametrize("fmt, needle", [("csv", "session,benchmark,variant"), ("markdown", "| fib | fake/ok |"),
                                          ("table", "fake/ok")])
+@pytest.mark.slow
 def test_report_formats(cli, fmt, needle):
     cli("run", *FAKE, "-v", "fake/ok", "--param", "5")
     done = cli("report", "--format", fmt)
     assert done.returncode == 0 and needle in done.stdout
 
 
+@pytest.mark.slow
 def test_compare_two_variants(cli):
     cli("run", *FAKE, "-v", "fake/ok", "-v", "fake/slow", "--param", "10", "--iterations", "12")
     done = cli("report", "--compare", "fake/ok", "fake/slow")
@@ -125,6 +135,7 @@ def test_compare_two_variants(cli):
     (["run", "-v", "fake/ok", "--export-json", "/proc/x.json"], "--export-json /proc/x.json: cannot write there"),
     (["report", "--html", "/proc/x"], "--html /proc/x/index.html: cannot write there"),
 ])
+@pytest.mark.slow
 def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     cli("run", *FAKE, "-v", "fake/ok", "--param", "5")   # so that report has a database
     done = cli(*args)
@@ -134,6 +145,7 @@ def test_bad_usage_is_one_line_and_exit_2(cli, args, message):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_database_that_cannot_be_opened_or_created_is_refused_before_anything_runs(cli, tmp_path):
     done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--db", "/proc/x.sqlite", db=False)
     assert done.returncode == 2 and done.stdout == ""
@@ -144,6 +156,7 @@ def test_a_database_that_cannot_be_opened_or_created_is_refused_before_anything_
     assert done.returncode == 2 and "not a concbench database" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_binarys_refusal_before_hello_stops_the_session_as_bad_input(cli):
     # fake.py serves C >= 0 but refuses encore with fewer than 2 creatures (exit 2 before hello), as the
     # chameneos encore programs do: a combination its description cannot express.
@@ -158,6 +171,7 @@ def test_a_binarys_refusal_before_hello_stops_the_session_as_bad_input(cli):
     assert [(r["param"], r["status"]) for r in runs] == [("3", "ok")]   # no crashed run recorded for C=1
 
 
+@pytest.mark.slow
 def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it(cli, tmp_path, monkeypatch):
     done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--page")
     page = cli.db.parent / "session-1" / "index.html"
@@ -177,6 +191,7 @@ def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it
     assert opened.read_text() == page.as_uri()
 
 
+@pytest.mark.slow
 def test_an_export_that_cannot_be_written_runs_nothing(cli):
     cli("run", *FAKE, "-v", "fake/ok", "--param", "5")
     before = cli("report", "--format", "json").stdout
@@ -211,6 +226,7 @@ def _wait_for_runs(db, count, limit=30):
     raise AssertionError(f"fewer than {count} runs finished in {limit} s")
 
 
+@pytest.mark.slow
 def test_sigkill_mid_session_loses_no_finished_run(cli):
     proc = _spawn_session(cli)
     _wait_for_runs(cli.db, 2)
@@ -223,6 +239,7 @@ def test_sigkill_mid_session_loses_no_finished_run(cli):
         assert conn.execute("SELECT COUNT(*) FROM iterations").fetchone()[0] == 2 * kept
 
 
+@pytest.mark.slow
 def test_sigterm_ends_the_session_cleanly_marked_interrupted(cli):
     proc = _spawn_session(cli)
     _wait_for_runs(cli.db, 2)
@@ -244,6 +261,7 @@ def test_list_shows_variants_and_availability(cli):
     assert {b["id"] for b in doc["benchmarks"]} >= {"fib", "nqueens"}
 
 
+@pytest.mark.slow
 def test_a_result_without_reference_is_agreed_across_variants_and_the_odd_one_is_wrong(cli):
     done = cli("run", *FAKE, "-v", "fake/ok", "-v", "fake/slow", "-v", "fake/wrong", "--param", "11",
                "--iterations", "3", "--warmup", "0")
@@ -257,6 +275,7 @@ def test_a_result_without_reference_is_agreed_across_variants_and_the_odd_one_is
 @pytest.mark.parametrize("variant, after", [("fake/wrong-hang", "then run time limit"),
                                             ("fake/wrong-crash", "then killed by signal")])
 @pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.slow
 def test_a_wrong_answer_before_a_hang_or_crash_is_wrong(cli, variant, after, strict):
     done = cli("run", *FAKE, "-v", variant, "--param", "10", "--timeout", "3", *(["--strict"] if strict else []))
     assert done.returncode == 1
@@ -267,6 +286,7 @@ def test_a_wrong_answer_before_a_hang_or_crash_is_wrong(cli, variant, after, str
         assert run["stall"] is True   # the timeout's facts stay beside the verdict
 
 
+@pytest.mark.slow
 def test_a_wrong_deterministic_metric_is_wrong(cli):
     done = cli("run", "-b", "chameneos", "--size", "test", "--runs", "1", "-v", "fake/wrong-metric", "--strict")
     assert done.returncode == 1
@@ -275,6 +295,7 @@ def test_a_wrong_deterministic_metric_is_wrong(cli):
     assert "self_meetings=1, the spec expects 0" in runs[0]["message"]
 
 
+@pytest.mark.slow
 def test_right_metrics_pass_and_redux_runs_at_test_size(cli):
     assert cli("run", "-b", "chameneos", "--size", "test", "--runs", "1", "-v", "fake/ok").returncode == 0
     runs = cli.export()["runs"]
@@ -282,6 +303,7 @@ def test_right_metrics_pass_and_redux_runs_at_test_size(cli):
     assert all(r["status"] == "ok" for r in runs)
 
 
+@pytest.mark.slow
 def test_agreement_groups_by_option_values(cli):
     done = cli("run", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/twin", "--param", "7",
                "--option", "scale=1,2", "--runs", "1")
@@ -305,6 +327,7 @@ def test_a_bad_parameter_or_option_is_refused_before_anything_runs(cli, args, me
     assert not cli.db.exists()   # nothing ran, nothing was stored
 
 
+@pytest.mark.slow
 def test_inner_repetitions_batch_a_repeatable_benchmark_and_keep_verifying(cli):
     done = cli("run", "-b", "fib", "-v", "fake/ok", "--param", "10", "--option", "repeat=1,4",
                "--runs", "1", "--iterations", "2")
@@ -314,6 +337,7 @@ def test_inner_repetitions_batch_a_repeatable_benchmark_and_keep_verifying(cli):
     assert {it["verdict"] for r in runs for it in r["iterations"]} == {"verified"}
 
 
+@pytest.mark.slow
 def test_export_bmf_writes_what_a_bencher_server_reads(cli, tmp_path):
     from concbench.report.schema import validate_bmf
     path = tmp_path / "bmf.json"

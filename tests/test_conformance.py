@@ -32,6 +32,7 @@ def test_check(cli, folder):
     assert "FAIL" not in done.stdout
 
 
+@pytest.mark.slow
 def test_check_passes_the_fake_and_fails_one_row_for_a_protocol_break(cli):
     good = cli("check", "fake/ok", "fake/twin", "fake/wrong-metric", timeout=600)
     assert good.returncode == 1   # wrong-metric is caught on chameneos only

@@ -45,6 +45,7 @@ def swept(tmp_path_factory):
 
 
 @pytest.mark.parametrize("model", sorted(CAUSES))
+@pytest.mark.slow
 def test_each_fixture_is_diagnosed_with_its_cause_first(swept, model):
     _, diagnoses = swept
     d = diagnoses[f"fixture/{model}"]
@@ -53,6 +54,7 @@ def test_each_fixture_is_diagnosed_with_its_cause_first(swept, model):
     assert d["findings"][0]["rule"] == CAUSES[model], d["findings"]
 
 
+@pytest.mark.slow
 def test_the_well_scaling_fixture_has_no_finding_and_its_figures_are_filled(swept):
     _, diagnoses = swept
     d = diagnoses["fixture/scaling"]
@@ -64,6 +66,7 @@ def test_the_well_scaling_fixture_has_no_finding_and_its_figures_are_filled(swep
         assert point["delay_share"] is not None and point["voluntary_per_s_core"] is not None
 
 
+@pytest.mark.slow
 def test_the_terminal_form_says_when_a_series_has_no_finding(swept):
     cli, _ = swept
     done = cli("explain", "1", "--db", str(cli.db), "-v", "fixture/scaling")
@@ -71,6 +74,7 @@ def test_the_terminal_form_says_when_a_series_has_no_finding(swept):
     assert "no finding" in done.stdout and "fixture/scaling" in done.stdout
 
 
+@pytest.mark.slow
 def test_quadratic_work_is_super_linear_growth(cli):
     installed("fixture")
     done = cli("run", "-b", "spawn-scaling", "-v", "fixture/quadratic", "-v", "fixture/scaling",
@@ -84,6 +88,7 @@ def test_quadratic_work_is_super_linear_growth(cli):
     assert by_variant["fixture/scaling"]["findings"] == []
 
 
+@pytest.mark.slow
 def test_a_stalled_run_is_the_first_finding(cli):
     done = cli("run", "-b", "fib", "-v", "fake/hang", "--param", "5", "--runs", "1", "--timeout", "2.5")
     assert done.returncode == 0, done.stderr
@@ -91,6 +96,7 @@ def test_a_stalled_run_is_the_first_finding(cli):
     assert d["findings"][0]["rule"] == "stall" and "1 of 1 runs timed out" in d["findings"][0]["text"]
 
 
+@pytest.mark.slow
 def test_bad_filters_exit_2_with_one_line(cli):
     cli("run", "-b", "fib", "-v", "fake/ok", "--param", "5", "--runs", "1")
     done = cli("explain", "--db", str(cli.db), "-v", "swift/gcd")
@@ -107,6 +113,7 @@ def test_the_rules_table_lists_every_rule_with_its_threshold(cli):
         assert rule.name in done.stdout
 
 
+@pytest.mark.slow
 def test_the_html_report_shows_each_sweeps_findings_beside_its_curve_and_thread_states(swept, tmp_path):
     cli, _ = swept
     done = cli("report", "4", "--db", str(cli.db), "--html", str(tmp_path))   # session 4: fixture/blocked

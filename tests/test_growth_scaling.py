@@ -46,6 +46,7 @@ def test_too_few_points_give_no_exponent():
     assert fit([GrowthPoint(1000, 5.0)]).exponent is None
 
 
+@pytest.mark.slow
 def test_the_quadratic_fixture_is_flagged_and_the_linear_one_is_not(cli):
     done = cli("run", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/quadratic", "--param", "1000,2000,4000,8000",
                "--runs", "1", "--iterations", "3", "--warmup", "1")
@@ -57,6 +58,7 @@ def test_the_quadratic_fixture_is_flagged_and_the_linear_one_is_not(cli):
     assert not fits["fake/ok"].superlinear
 
 
+@pytest.mark.slow
 def test_scaling_report_along_an_option_and_along_cores(cli):
     cli("run", "-b", "fib", "-v", "fake/slow", "--param", "5", "--option", "pad_ms=2,8", "--cores", "1,2",
         "--runs", "1", "--iterations", "6", "--warmup", "1")

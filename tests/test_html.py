@@ -138,6 +138,7 @@ def cli_report(cli_dbs, tmp_path_factory) -> Page:
     return Page(path)
 
 
+@pytest.mark.slow
 def test_every_section_plot_and_table_hook_is_there(cli_report):
     page = cli_report
     assert page.has("header", class_="session") and page.has("table", class_="environment")
@@ -161,6 +162,7 @@ def test_every_section_plot_and_table_hook_is_there(cli_report):
     assert [f for f in page.figures() if f.startswith("timeseries-spawn-scaling-")]
 
 
+@pytest.mark.slow
 def test_heading_shows_session_environment_and_study_before_extra_sections(cli_report):
     text = cli_report.text
     assert "concbench · session 1" in text and "concbench run -b fib" in text
@@ -184,6 +186,7 @@ def _svg_texts(page: Page, key: str) -> str:
     return " ".join(t.text or "" for t in _svg_of(page.figures()[key]).iter(f"{SVG_NS}text"))
 
 
+@pytest.mark.slow
 def test_growth_table_and_legend_show_each_fitted_exponent_and_flag(cli_report, cli_dbs):
     store = Store(cli_dbs["growth"])
     series = {s.label: s for s in growth_series(summarise(store.runs(store.session().id)), {"spawn-scaling"})}
@@ -196,6 +199,7 @@ def test_growth_table_and_legend_show_each_fitted_exponent_and_flag(cli_report, 
         assert f"{label}: exponent {s.fit.exponent:.2f}" + (" (super-linear)" if s.fit.superlinear else "") in legend
 
 
+@pytest.mark.slow
 def test_growth_flags_a_quadratic_series_and_not_a_linear_one(constructed):
     rows = _growth_rows(constructed, "spawn-scaling")
     assert "super-linear" in rows["swift/gcd [group]"] and "2.000" in rows["swift/gcd [group]"]
@@ -205,6 +209,7 @@ def test_growth_flags_a_quadratic_series_and_not_a_linear_one(constructed):
     assert "swift/sc [group]: exponent 1.00" in legend and "1.00 (super" not in legend
 
 
+@pytest.mark.slow
 def test_svgs_parse_ids_are_unique_and_nothing_is_fetched(cli_report):
     figures = cli_report.figures()
     assert len(figures) >= 8
@@ -223,6 +228,7 @@ def test_svgs_parse_ids_are_unique_and_nothing_is_fetched(cli_report):
     assert not duplicates, sorted(duplicates)[:10]
 
 
+@pytest.mark.slow
 def test_a_stalled_timeout_shows_its_time_series_and_the_notes_link_to_it(cli_report, cli_dbs):
     page = cli_report
     timed_out = [a for a in page.find("figure", class_="plot") if a.get("data-status") == "timeout"]
@@ -450,6 +456,8 @@ def chromium() -> tuple[str, str]:
     return require_chromium()
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_the_page_renders_in_headless_chromium(chromium, cli_report, tmp_path):
     from selenium.webdriver.common.by import By
 

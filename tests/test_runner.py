@@ -4,6 +4,8 @@ import os
 import sys
 import time
 
+import pytest
+
 from concbench import runner
 
 
@@ -52,6 +54,7 @@ def test_a_missing_program_fails_to_start(launcher):
     assert not record.started and "No such file" in record.start_error
 
 
+@pytest.mark.slow
 def test_an_idle_process_past_its_deadline_is_a_stall_and_its_tree_is_killed(launcher, tmp_path):
     marker = tmp_path / "grandchild.pid"
     script = f"sleep 60 & echo $! > {marker}; echo started; wait"
@@ -64,6 +67,7 @@ def test_an_idle_process_past_its_deadline_is_a_stall_and_its_tree_is_killed(lau
     assert not os.path.exists(f"/proc/{grandchild}") or "Z" in open(f"/proc/{grandchild}/stat").read().split()[2]
 
 
+@pytest.mark.slow
 def test_a_busy_process_past_its_limit_is_a_timeout_but_not_a_stall(launcher):
     record = runner.execute(_spec([sys.executable, "-c", "while True: pass"], timeout_s=2.5), launcher, lambda line: None)
     assert record.timed_out and record.timeout_kind == "run" and record.stall is False

@@ -105,6 +105,7 @@ def test_a_wrong_value_fails_naming_its_key(change, where):
         validate_export(document)
 
 
+@pytest.mark.slow
 def test_a_real_export_validates_with_every_outcome(real):
     cli, exported = real
     document = cli.export()           # validated by the helper too
@@ -129,6 +130,7 @@ def rows(real):
         store.close()
 
 
+@pytest.mark.slow
 def test_bmf_of_a_real_session(rows):
     bmf = json.loads(export.to_bmf(rows))
     validate_bmf(bmf)                 # names within 1024 characters, measures within 64, numbers only
@@ -150,6 +152,7 @@ def test_bmf_of_a_real_session(rows):
     assert with_interval   # several measured iterations per series: the bootstrap interval exists
 
 
+@pytest.mark.slow
 def test_bmf_refuses_a_name_over_bencher_s_limit(rows):
     measured = next(row for row in rows if row.stats is not None)
     long = dataclasses.replace(measured, options="x=" + "y" * 1100)

@@ -84,6 +84,7 @@ def _cli(root, *args):
 @pytest.mark.parametrize("statistic, needle", [
     ("mean-z", "significant"), ("median-of-3-after-warmup", "T (factor) per pad_ms"), ("s-per-task", "time/task"),
     ("encore", "minimum of the whole-process runs")])
+@pytest.mark.slow
 def test_study_run_and_report_lay_ours_beside_theirs(study_root, statistic, needle):
     (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic=statistic))
     done = _cli(study_root, "study", "run", "selftest", "--scale", "quick")
@@ -101,6 +102,7 @@ def test_study_run_and_report_lay_ours_beside_theirs(study_root, statistic, need
         assert ours < theirs and text.count("their times") == 1   # theirs right after ours, once
 
 
+@pytest.mark.slow
 def test_study_errors_are_one_line(study_root):
     done = _cli(study_root, "study", "run", "nosuch")
     assert done.returncode == 2 and "unknown study 'nosuch'" in done.stderr
@@ -118,6 +120,7 @@ def _run_slow(cli, slowdown):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_compare_finds_no_regression_between_equal_sessions_and_one_after_a_30_percent_slowdown(cli):
     for slowdown in ("1", "1", "1.3"):
         _run_slow(cli, slowdown)

@@ -250,6 +250,7 @@ columns = { Short = "2", Long = "12" }
 """
 
 
+@pytest.mark.slow
 def test_a_study_of_the_fake_prints_its_rebuilt_table_and_keeps_the_padded_series_out_of_its_means(tmp_path):
     for name in ("benchmarks", "impls"):
         (tmp_path / name).symlink_to(ROOT / name)

@@ -163,6 +163,7 @@ def _cli(root, *args):
                           timeout=300, cwd=root)
 
 
+@pytest.mark.slow
 def test_an_aggregating_study_runs_and_lays_its_tables_charts_and_means_beside_the_published(tmp_path):
     for name in ("benchmarks", "impls"):
         (tmp_path / name).symlink_to(ROOT / name)

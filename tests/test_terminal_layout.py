@@ -118,6 +118,7 @@ def test_wide_shows_every_column_whatever_the_width(suite):
     assert not any("--wide` shows" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_written_to_a_file_it_takes_columns_or_a_fixed_width(suite, cli, monkeypatch):
     session, runs = suite
     store = Store(cli.db)
