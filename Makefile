@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
 export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
 
-.PHONY: setup build bench test test-fast check clean
+.PHONY: setup browser build bench test test-fast check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# The headless Chromium the HTML page's browser test drives: Debian's chromium and chromium-driver,
+# installed here where missing and we are root (else the test says what to install); never by a test.
+BROWSER_PACKAGES := chromium chromium-driver
+browser:
+	@if command -v chromedriver >/dev/null && { command -v chromium || command -v chromium-browser || command -v google-chrome; } >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null || { apt-get update -qq && apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; } || echo "could not install $(BROWSER_PACKAGES): the browser test will say so"; \
+	else echo "chromium/chromedriver missing: as root, apt-get install $(BROWSER_PACKAGES)"; fi
 
 build: setup
 	$(BIN)/concbench build
@@ -32,7 +42,7 @@ bench: setup
 
 # The whole suite is pytest: the harness's own tests, `concbench check` of every installed
 # language (protocol, refusals, every shape at test size) and each language's own unit tests.
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -q
 
 # The edit-run loop: the harness's tests not marked slow (no language's checks, no end-to-end run of
