@@ -62,8 +62,15 @@ final class Shared<Value> {
 nonisolated(nonsending) func pull<Object: AnyObject, T>(
     _ reserved: Reserved<Object>, _ indices: Range<Int>, into out: inout [T], _ element: (Object, Int) -> T
 ) async {
-    for k in indices {
+    var k = indices.lowerBound
+    while k < indices.upperBound {
         out.append(await reserved.query { element($0, k) })
+        k += 1
+        // The queries after a sync are plain reads: no await, so the loop keeps its state in registers.
+        while k < indices.upperBound, let value = reserved.queryIfSynced({ element($0, k) }) {
+            out.append(value)
+            k += 1
+        }
     }
 }
 

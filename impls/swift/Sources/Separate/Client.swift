@@ -294,6 +294,15 @@ public struct Reserved<Object: AnyObject> {
         return try read(handler.object)
     }
 
+    /// A query that needs no wait: the plain read `query` does once the block is synced, here without
+    /// the await, so that a loop of queries stays an ordinary loop; nil where `query` would sync
+    /// (not synced yet, or a configuration that syncs every query).
+    @inlinable @inline(__always)
+    public func queryIfSynced<T>(_ read: (Object) throws -> T) rethrows -> T? {
+        guard queue.with({ $0.coalesces && $0.synced }) else { return nil }
+        return try read(handler.object)
+    }
+
     /// Waits until the handler has run every call logged so far.
     @inlinable
     public nonisolated(nonsending) func sync() async { await queue.sync() }

@@ -432,6 +432,29 @@ final class GuaranteeTests: XCTestCase {
         XCTAssertEqual(syncs[.all], 50, "all: one sync per block")
     }
 
+    /// `queryIfSynced` reads only where `query` would not sync: after a sync under the coalescing
+    /// configurations, and never after a call logged since (which the read must not overtake).
+    func testAQueryWithoutAWaitReadsOnlyWhenSynced() async {
+        for configuration in Configuration.allCases {
+            let seen = await withRuntime(workers: 2, configuration) { runtime in
+                let handler = Handler(Cell(), runtime: runtime)
+                return await Client(runtime).separate(handler) { h -> [Int?] in
+                    var seen: [Int?] = []
+                    await h.call { $0.value += 1 }
+                    seen.append(h.queryIfSynced { $0.value })
+                    seen.append(await h.query { $0.value })
+                    seen.append(h.queryIfSynced { $0.value })
+                    await h.call { $0.value += 1 }
+                    seen.append(h.queryIfSynced { $0.value })
+                    seen.append(await h.query { $0.value })
+                    return seen
+                }
+            }
+            let coalesces = configuration == .dynamic || configuration == .all
+            XCTAssertEqual(seen, [nil, 1, coalesces ? 1 : nil, nil, 2], "\(configuration)")
+        }
+    }
+
     /// A call may be a client itself: it reserves another handler, logs there and queries, while
     /// its own handler serves nothing else, so the blocks around it still do not interleave.
     func testACallThatIsAClientKeepsItsBlockWhole() async {
