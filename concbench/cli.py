@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from . import conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
@@ -28,8 +27,8 @@ from .report.study import grid_html, published_grid, study_figures, study_grids
 from .report.verdict import figure as verdict_figure
 from .report.verdict import study_verdicts
 from .report.tables import (
-    EXPLAIN_NOTE, check_table, comparison_table, explain_table, findings_table, grid_table, regression_table,
-    rules_table, scaling_table,
+    EXPLAIN_NOTE, benchmarks_table, check_table, comparison_table, explain_table, findings_table, grid_table,
+    regression_table, rules_table, scaling_table, variants_table,
 )
 from .report.page import PAGE, default_folder, open_in_browser
 from .report.terminal import make_console, print_summary, say, show
@@ -117,26 +116,8 @@ def list_command(as_json: bool) -> int:
     if as_json:
         console.print_json(json.dumps({"benchmarks": benchmarks, "variants": variants}))
         return EXIT_OK
-    table = Table(title="Benchmarks", header_style="bold",
-                  caption="each benchmark's definition: docs/benchmarks/<id>.md")
-    for column in ("id", "category", "origin", "test", "quick", "paper"):
-        table.add_column(column)
-    for b in benchmarks:
-        table.add_row(b["id"], b["category"], b["origin"], *(" ".join(b["sizes"][s]) for s in SIZE_SETS))
-    console.print(table)
-    table = Table(title="Variants", header_style="bold")
-    for column in ("variant", "benchmarks (shapes)", "status"):
-        table.add_column(column)
-    for v in variants:
-        if v["hidden"]:
-            continue
-        served = ", ".join(f"{b} ({'/'.join(s)})" if s else b for b, s in v["benchmarks"].items())
-        if v["available"]:
-            status = "[green]available[/]" + ("" if v["built"] else " (not built yet: as its describe.json says)")
-        else:
-            status = f"[red]unavailable[/]: {v['why_unavailable']}; {v['install']}"
-        table.add_row(v["variant"], served, status)
-    console.print(table)
+    show(console, benchmarks_table(benchmarks, SIZE_SETS))
+    show(console, variants_table(variants))
     return EXIT_OK
 
 

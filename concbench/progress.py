@@ -9,14 +9,14 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
 
 from .plan import Point
-from .records import IterationRecord, RunRecord, RunStatus
+from .records import IterationRecord, RunRecord, RunStatus, series_label
 from .report.units import fmt_ns
 from .session import Progress
 
 
 def describe(point: Point) -> str:
-    shape = f" [{point.shape}]" if point.shape else ""
-    return f"{point.benchmark.id} {point.variant.name}{shape} {point.benchmark.param_name}={point.param} cores={point.cores}"
+    return (f"{point.benchmark.id} {series_label(point.variant.name, point.shape)} "
+            f"{point.benchmark.param_name}={point.param} cores={point.cores}")
 
 
 class RichProgress(Progress):
@@ -56,8 +56,7 @@ class RichProgress(Progress):
         if failed or self.bar is None:
             style = "" if run.status == RunStatus.OK else "yellow" if run.status == RunStatus.TIMEOUT else "red"
             median = sorted(run.measured_ns())[len(run.measured_ns()) // 2] if run.measured_ns() else None
-            shape = f" [{run.options['shape']}]" if "shape" in run.options else ""
-            where = f"{run.benchmark} {run.variant}{shape} {run.param} cores={run.cores} run {run.run_index + 1}"
+            where = f"{run.benchmark} {run.label} {run.param} cores={run.cores} run {run.run_index + 1}"
             text = f"{where}: {run.status}" + (f" {run.message}" if run.message else "")
             if median is not None:
                 text += f" median {fmt_ns(median)}"

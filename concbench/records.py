@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from enum import StrEnum
 
 
@@ -30,6 +30,19 @@ class Reason(StrEnum):
 
 
 FAILED_STATUSES = (RunStatus.WRONG, RunStatus.CRASHED, RunStatus.MALFORMED, RunStatus.DISAGREE)
+
+
+def field_names(record: type) -> tuple[str, ...]:
+    """A record's fields, its own before those it inherits (a run's identity before its measures): the
+    order of the store's columns and the export's keys."""
+    names = [f.name for f in fields(record)]
+    inherited = {f.name for base in record.__mro__[1:] if is_dataclass(base) for f in fields(base)}
+    return (*(n for n in names if n not in inherited), *(n for n in names if n in inherited))
+
+
+def series_label(variant: str, shape: str | None) -> str:
+    """How a series is named everywhere: its variant and, where given, the program shape ("swift/sc [group]")."""
+    return f"{variant} [{shape}]" if shape else variant
 
 
 @dataclass(frozen=True)
@@ -72,8 +85,29 @@ class ThreadRecord:
     involuntary: int
 
 
+@dataclass(kw_only=True)
+class Measures:
+    """What the harness measures of a process from outside (runner.py), kept by its run. None = could
+    not be measured."""
+
+    wall_ns: int | None = None
+    user_ns: int | None = None
+    sys_ns: int | None = None
+    max_rss_bytes: int | None = None
+    max_rss_source: str | None = None
+    max_rss_missing: str | None = None    # why max_rss_bytes is None
+    voluntary_switches: int | None = None
+    involuntary_switches: int | None = None
+    observer_cpu_ns: int | None = None    # what observing cost: the launcher's own CPU time
+    threads_untracked: int | None = None  # threads beyond what the observer follows one by one
+    exit_code: int | None = None
+    signal: int | None = None
+    samples: list[SampleRecord] = field(default_factory=list)
+    threads: list[ThreadRecord] = field(default_factory=list)
+
+
 @dataclass
-class RunRecord:
+class RunRecord(Measures):
     """One process launched by the harness, with all it measured. None = not measured."""
 
     benchmark: str
@@ -89,33 +123,24 @@ class RunRecord:
     cpus: str = ""
     argv: list[str] = field(default_factory=list)
     hello: dict | None = None
-    wall_ns: int | None = None
-    user_ns: int | None = None
-    sys_ns: int | None = None
-    max_rss_bytes: int | None = None
-    max_rss_source: str | None = None
-    max_rss_missing: str | None = None
+    # From the samples, which a run read back from the store may not carry.
     rss_peak_sampled_bytes: int | None = None
     threads_max: int | None = None
-    voluntary_switches: int | None = None
-    involuntary_switches: int | None = None
     run_delay_ns: int | None = None       # the threads' run delay, summed (launcher observer)
-    observer_cpu_ns: int | None = None    # what observing cost: the launcher's own CPU time ...
-    harness_cpu_ns: int | None = None     # ... and the harness's, every thread of it, while the run lasted
-    threads_untracked: int | None = None  # threads beyond what the observer follows one by one
-    exit_code: int | None = None
-    signal: int | None = None
+    harness_cpu_ns: int | None = None     # the harness's CPU, every thread of it, while the run lasted
     stderr_tail: str = ""
     iterations: list[IterationRecord] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
-    samples: list[SampleRecord] = field(default_factory=list)
-    threads: list[ThreadRecord] = field(default_factory=list)
     id: int | None = None
 
     @property
     def options_key(self) -> str:
         """A stable text form of the options: part of what makes a series."""
         return " ".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+
+    @property
+    def label(self) -> str:
+        return series_label(self.variant, self.options.get("shape"))
 
     @property
     def series_key(self) -> tuple:

@@ -20,11 +20,11 @@ import subprocess
 import time
 from collections.abc import Callable
 from typing import Protocol
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .records import SampleRecord as Sample   # t_ns since the launch, rss, threads, cpu so far
-from .records import ThreadRecord
+from .records import Measures, ThreadRecord
 
 SAMPLE_INTERVAL_S = 0.010
 IDLE_WAKE_S = 0.5              # with the launcher sampling, the loop wakes at least this often
@@ -47,29 +47,15 @@ class LaunchSpec:
 
 
 @dataclass
-class ProcessRecord:
-    """What one process did, as measured from outside. None means 'could not be measured'."""
+class ProcessRecord(Measures):
+    """What one process did, as measured from outside (the Measures), and how it ended."""
 
     started: bool = False
     start_error: str | None = None
-    exit_code: int | None = None
-    signal: int | None = None
     timed_out: bool = False
     timeout_kind: str | None = None       # "run" or "deadline"
     stall: bool | None = None
     aborted: str | None = None            # why the harness stopped it early (a protocol error)
-    wall_ns: int | None = None
-    user_ns: int | None = None
-    sys_ns: int | None = None
-    max_rss_bytes: int | None = None
-    max_rss_source: str | None = None
-    max_rss_missing: str | None = None
-    voluntary_switches: int | None = None
-    involuntary_switches: int | None = None
-    samples: list[Sample] = field(default_factory=list)
-    threads: list[ThreadRecord] = field(default_factory=list)
-    threads_untracked: int | None = None
-    observer_cpu_ns: int | None = None
     stderr_tail: str = ""
 
     @property

@@ -3,24 +3,29 @@ stored as it ends; Ctrl-C or SIGTERM end the session as interrupted, keeping wha
 
 from __future__ import annotations
 
+import copy
 import shlex
 import signal
 import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from . import environment, runner, toolchains
 from .catalog import Catalog, value_order
 from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupted, UsageError
 from .plan import Point
 from .protocol import Iteration, Transcript
-from .records import FAILED_STATUSES, IterationRecord, Reason, RunRecord, RunStatus
+from .records import FAILED_STATUSES, IterationRecord, Measures, Reason, RunRecord, RunStatus
 from .store import Store
 from .verify import Ending, cross_check, judge, verdict
 
 DEFAULT_RUN_TIMEOUT_S = 1800.0
+
+# What a run keeps of its process's measurements: the Measures both records share, and what the
+# process record derives from its samples. The judge sets the rest (stall, a failure's stderr_tail).
+MEASURED = (*(f.name for f in fields(Measures)), "rss_peak_sampled_bytes", "threads_max", "run_delay_ns")
 
 
 class Progress:
@@ -135,15 +140,8 @@ class Session:
             options=dict(point.options), cores=point.cores, run_index=run_index, status=RunStatus.OK,
             cpus=",".join(map(str, cpus)), argv=argv,
             hello=transcript.hello.raw if transcript.hello else None,
-            wall_ns=process.wall_ns, user_ns=process.user_ns, sys_ns=process.sys_ns,
-            max_rss_bytes=process.max_rss_bytes, max_rss_source=process.max_rss_source,
-            max_rss_missing=process.max_rss_missing, rss_peak_sampled_bytes=process.rss_peak_sampled_bytes,
-            threads_max=process.threads_max, voluntary_switches=process.voluntary_switches,
-            involuntary_switches=process.involuntary_switches, exit_code=process.exit_code,
-            signal=process.signal, iterations=iterations, metrics=dict(transcript.metrics),
-            samples=list(process.samples), threads=list(process.threads),
-            run_delay_ns=process.run_delay_ns, observer_cpu_ns=process.observer_cpu_ns, harness_cpu_ns=harness_cpu_ns,
-            threads_untracked=process.threads_untracked,
+            iterations=iterations, metrics=dict(transcript.metrics), harness_cpu_ns=harness_cpu_ns,
+            **{name: copy.copy(getattr(process, name)) for name in MEASURED},
         )
         judge(run, point.benchmark, point.iterations, ending)
         if run.status != RunStatus.OK:

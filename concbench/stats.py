@@ -1,8 +1,8 @@
 """Statistics for concbench: summaries, comparisons and the studies' own methods.
 
 Pure functions, no I/O. Honesty rule: a figure that cannot be computed (too few
-samples, zero variance, division by zero) is ``None`` and a warning string says
-why; it is never silently 0, and a comparison never reports significance from a
+samples, zero variance, division by zero) is ``None`` and a warning says why
+(a summary's warnings carry their kind, for counting); it is never silently 0, and a comparison never reports significance from a
 test that could not be computed.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import warnings as _pywarnings
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from enum import StrEnum
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 from scipy import stats as _st
@@ -20,11 +21,10 @@ __all__ = [
     "CV_WARN_THRESHOLD",
     "Summary",
     "Comparison",
+    "WarningKind",
+    "Note",
     "summarize",
-    "looks_bimodal",
     "compare",
-    "minimum_of_runs",
-    "median_of_three_after_warmup",
     "geometric_mean",
     "normalised",
     "RunLevelComparison",
@@ -37,7 +37,7 @@ CV_WARN_THRESHOLD = 0.05
 # fast (n=1000 samples -> 2e6 values per batch).
 _N_RESAMPLES = 2000
 
-# looks_bimodal parameters (see its docstring).
+# The bimodality rules' parameters (see _bimodal_reason).
 _BIMODAL_MIN_N = 10
 _KDE_GRID = 512
 _MIN_MODE_MASS = 0.1
@@ -59,7 +59,7 @@ class Summary:
     ci_high: float | None
     median_ci_low: float | None  # percentile bootstrap interval of the median
     median_ci_high: float | None
-    warnings: tuple[str, ...]
+    warnings: tuple[Note, ...]
 
 
 @dataclass(frozen=True)
@@ -142,22 +142,25 @@ def _bootstrap_interval(data: tuple[np.ndarray, ...], statistic: Callable[..., n
 # --------------------------------------------------------------------------- summary
 
 
-# The kinds of warning `summarize` attaches, by the start of their text: reports count series per kind.
-WARNING_KINDS = (
-    ("cv ", f"CV above {100.0 * CV_WARN_THRESHOLD:g} %"),
-    ("n=1:", "too few iterations for an interval"),
-    ("n=2:", "too few iterations for an interval"),
-    ("bimodal", "bimodal samples"),
-    ("zero variance", "constant samples"),
-    ("constant samples", "constant samples"),
-    ("mean is 0", "constant samples"),
-    ("bootstrap", "no interval of the median"),
-)
+class WarningKind(StrEnum):
+    """What a summary's warning is about: reports count series per kind."""
+
+    HIGH_CV = f"CV above {100.0 * CV_WARN_THRESHOLD:g} %"
+    FEW = "too few iterations for an interval"
+    BIMODAL = "bimodal samples"
+    CONSTANT = "constant samples"
+    NO_MEDIAN_INTERVAL = "no interval of the median"
 
 
-def warning_kind(text: str) -> str:
-    """The kind of one of `summarize`'s warnings, for counting them."""
-    return next((kind for prefix, kind in WARNING_KINDS if text.startswith(prefix)), text)
+class Note(NamedTuple):
+    """One line about a set of samples or a series: what kind of thing it is (for counting; a summary's
+    warnings are of a WarningKind) and what it says."""
+
+    kind: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def summarize(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> Summary:
@@ -169,7 +172,7 @@ def summarize(samples: Sequence[float], confidence: float = 0.95, seed: int = 0)
     _check_confidence(confidence)
     x = _as_array(samples)
     n = int(x.size)
-    warn: list[str] = []
+    warn: list[Note] = []
 
     mean = float(np.mean(x))
     median = float(np.median(x))
@@ -179,36 +182,37 @@ def summarize(samples: Sequence[float], confidence: float = 0.95, seed: int = 0)
     mci_low = mci_high = None
 
     if n < 2:
-        warn.append("n=1: no sd, cv or interval")
+        warn.append(Note(WarningKind.FEW, "n=1: no sd, cv or interval"))
     else:
         sd = float(np.std(x, ddof=1))
         if mean != 0.0:
             cv = sd / mean
             if abs(cv) > CV_WARN_THRESHOLD:
-                warn.append(f"cv {_pct(abs(cv))} > {100.0 * CV_WARN_THRESHOLD:g}%")
+                warn.append(Note(WarningKind.HIGH_CV, f"cv {_pct(abs(cv))} > {100.0 * CV_WARN_THRESHOLD:g}%"))
         else:
-            warn.append("mean is 0: cv undefined")
+            warn.append(Note(WarningKind.CONSTANT, "mean is 0: cv undefined"))
 
         if sd == 0.0:
             # A zero-width interval would claim certainty the data cannot give.
-            warn.append("zero variance: no confidence interval of the mean")
+            warn.append(Note(WarningKind.CONSTANT, "zero variance: no confidence interval of the mean"))
         else:
             half = float(_st.t.ppf((1.0 + confidence) / 2.0, df=n - 1)) * sd / math.sqrt(n)
             ci_low, ci_high = mean - half, mean + half
 
     if n == 2:
-        warn.append("n=2: no interval of the median")
+        warn.append(Note(WarningKind.FEW, "n=2: no interval of the median"))
     elif n >= 3:
         if float(np.ptp(x)) == 0.0:
-            warn.append("constant samples: no interval of the median")
+            warn.append(Note(WarningKind.CONSTANT, "constant samples: no interval of the median"))
         else:
             mci_low, mci_high = _bootstrap_interval((x,), _median_axis, confidence, seed)
             if mci_low is None:
-                warn.append("bootstrap of the median failed: no interval of the median")
+                warn.append(Note(WarningKind.NO_MEDIAN_INTERVAL,
+                                          "bootstrap of the median failed: no interval of the median"))
 
     reason = _bimodal_reason(x)
     if reason is not None:
-        warn.append(f"bimodal samples ({reason})")
+        warn.append(Note(WarningKind.BIMODAL, f"bimodal samples ({reason})"))
 
     return Summary(
         n=n,
@@ -298,14 +302,7 @@ def _cluster_gap(xs: np.ndarray) -> str | None:
 
 
 def _bimodal_reason(x: np.ndarray) -> str | None:
-    if x.size < _BIMODAL_MIN_N or float(np.ptp(x)) == 0.0:
-        return None
-    xs = np.sort(x)
-    return _kde_dip(xs) or _cluster_gap(xs)
-
-
-def looks_bimodal(samples: Sequence[float]) -> bool:
-    """Conservative check that the samples form two (or more) separate groups.
+    """Why the samples form two (or more) separate groups, or None: a conservative check.
 
     Never flags fewer than 10 values or a constant sample. Otherwise flags when
     either rule holds:
@@ -328,7 +325,10 @@ def looks_bimodal(samples: Sequence[float]) -> bool:
     0.05) are always flagged; equal normal mixtures 6 sd apart are flagged
     from n ~ 50.
     """
-    return _bimodal_reason(_as_array(samples)) is not None
+    if x.size < _BIMODAL_MIN_N or float(np.ptp(x)) == 0.0:
+        return None
+    xs = np.sort(x)
+    return _kde_dip(xs) or _cluster_gap(xs)
 
 
 # --------------------------------------------------------------------------- comparison
@@ -438,22 +438,6 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = 0.95,
 
 
 # --------------------------------------------------------------------------- study methods
-
-
-def minimum_of_runs(samples: Sequence[float]) -> float:
-    """Encore thesis: report the minimum of the runs."""
-    return float(np.min(_as_array(samples)))
-
-
-def median_of_three_after_warmup(samples: Sequence[float]) -> float:
-    """Countdown thread: drop the first (warm-up) sample, take the median of the next three.
-
-    Samples after the fourth are ignored. ValueError if fewer than 4 samples.
-    """
-    x = _as_array(samples)
-    if x.size < 4:
-        raise ValueError(f"need at least 4 samples (1 warm-up + 3), got {x.size}")
-    return float(np.median(x[1:4]))
 
 
 def geometric_mean(values: Sequence[float]) -> float:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import fields
 from datetime import datetime, timezone
+from enum import StrEnum
 from pathlib import Path
+from typing import get_args, get_origin, get_type_hints
 
 from .errors import UsageError
-from .records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, SessionRecord, ThreadRecord
+from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, field_names
 
 SCHEMA_VERSION = 2
 
-SCHEMA = """
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
     id INTEGER PRIMARY KEY,
@@ -25,40 +26,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     environment_json TEXT NOT NULL,
     config_json TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    session_id INTEGER NOT NULL REFERENCES sessions(id),
-    benchmark TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    param TEXT NOT NULL,
-    options_json TEXT NOT NULL,
-    cores INTEGER NOT NULL,
-    run_index INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT,
-    stall INTEGER,
-    message TEXT NOT NULL,
-    cpus TEXT NOT NULL,
-    argv_json TEXT NOT NULL,
-    hello_json TEXT,
-    wall_ns INTEGER,
-    user_ns INTEGER,
-    sys_ns INTEGER,
-    max_rss_bytes INTEGER,
-    max_rss_source TEXT,
-    max_rss_missing TEXT,               -- why max_rss_bytes is NULL
-    rss_peak_sampled_bytes INTEGER,
-    threads_max INTEGER,
-    voluntary_switches INTEGER,
-    involuntary_switches INTEGER,
-    exit_code INTEGER,
-    signal INTEGER,
-    stderr_tail TEXT NOT NULL,
-    run_delay_ns INTEGER,               -- schema 2: the launcher's per-thread observer
-    observer_cpu_ns INTEGER,
-    harness_cpu_ns INTEGER,
-    threads_untracked INTEGER
-);
+{runs}
 CREATE TABLE IF NOT EXISTS iterations (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     idx INTEGER NOT NULL,
@@ -68,29 +36,8 @@ CREATE TABLE IF NOT EXISTS iterations (
     warmup INTEGER NOT NULL,
     PRIMARY KEY (run_id, idx)
 );
-CREATE TABLE IF NOT EXISTS samples (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    t_ns INTEGER NOT NULL,
-    rss_bytes INTEGER NOT NULL,
-    threads INTEGER NOT NULL,
-    cpu_ns INTEGER NOT NULL,
-    running INTEGER,                    -- schema 2: thread states and totals so far (records.py)
-    sleeping INTEGER,
-    blocked INTEGER,
-    busy INTEGER,
-    run_delay_ns INTEGER,
-    voluntary INTEGER,
-    involuntary INTEGER
-);
-CREATE TABLE IF NOT EXISTS threads (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    tid INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    cpu_ns INTEGER NOT NULL,
-    run_delay_ns INTEGER NOT NULL,
-    voluntary INTEGER NOT NULL,
-    involuntary INTEGER NOT NULL
-);
+{samples}
+{threads}
 CREATE TABLE IF NOT EXISTS metrics (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     name TEXT NOT NULL,
@@ -102,9 +49,57 @@ CREATE INDEX IF NOT EXISTS samples_by_run ON samples(run_id);
 CREATE INDEX IF NOT EXISTS threads_by_run ON threads(run_id);
 """
 
-# The record types name their columns, in the order rows are read back into them.
-_SAMPLE_COLUMNS = tuple(f.name for f in fields(SampleRecord))
-_THREAD_COLUMNS = tuple(f.name for f in fields(ThreadRecord))
+# The record types declare the tables of runs, samples and threads: one column per field, in field order,
+# typed from its annotation (`X | None` may be NULL); a run's dicts and lists of plain values are JSON in
+# `<name>_json`, its lists of records are rows of their own tables. A field added to a record is a column,
+# which a file of an older schema gets from a migration (the test of migration stores a full run).
+_SQL_TYPES = {int: "INTEGER", bool: "INTEGER", float: "REAL", str: "TEXT"}
+_JSON_FIELDS = ("options", "argv", "hello")
+_CHILD_FIELDS = ("iterations", "metrics", "samples", "threads")
+
+
+def _columns(record: type, leave_out: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(name for name in field_names(record) if name not in leave_out)
+
+
+def _sql_type(annotation) -> str:
+    """`INTEGER NOT NULL`, `TEXT` ...: a StrEnum is stored as its text, an Optional may be NULL."""
+    args = [a for a in get_args(annotation) if a is not type(None)] or [annotation]
+    kind = get_origin(args[0]) or args[0]
+    base = "TEXT" if kind in (dict, list) or issubclass(kind, StrEnum) else _SQL_TYPES[kind]
+    return base if type(None) in get_args(annotation) else f"{base} NOT NULL"
+
+
+def _table(name: str, record: type, head: str, columns: tuple[str, ...]) -> str:
+    hints = get_type_hints(record)
+    body = [head, *(f"{c} {_sql_type(hints[c])}" for c in columns)]
+    return f"CREATE TABLE IF NOT EXISTS {name} (\n    " + ",\n    ".join(body) + "\n);"
+
+
+def _to_sql(value):
+    return str(value) if isinstance(value, StrEnum) else int(value) if isinstance(value, bool) else value
+
+
+def _from_sql(annotation, value):
+    """A column's value as its field's type: the enum member of a text, the bool of an integer."""
+    if value is None:
+        return None
+    kind = next(a for a in (*get_args(annotation), annotation) if a is not type(None))
+    return kind(value) if kind is bool or (isinstance(kind, type) and issubclass(kind, StrEnum)) else value
+
+
+_RUN_COLUMNS = _columns(RunRecord, ("id", *_JSON_FIELDS, *_CHILD_FIELDS))
+_RUN_TYPES = get_type_hints(RunRecord)
+_SAMPLE_COLUMNS = _columns(SampleRecord)
+_THREAD_COLUMNS = _columns(ThreadRecord)
+_RUN_REF = "run_id INTEGER NOT NULL REFERENCES runs(id)"
+SCHEMA = _SCHEMA.format(
+    runs=_table("runs", RunRecord, "id INTEGER PRIMARY KEY,\n    session_id INTEGER NOT NULL REFERENCES sessions(id),\n    "
+                + ",\n    ".join(f"{name}_json TEXT" + ("" if name == "hello" else " NOT NULL") for name in _JSON_FIELDS),
+                _RUN_COLUMNS),
+    samples=_table("samples", SampleRecord, _RUN_REF, _SAMPLE_COLUMNS),
+    threads=_table("threads", ThreadRecord, _RUN_REF, _THREAD_COLUMNS),
+)
 
 # Schema 1 → 2 keeps every stored run: the observer's columns are added, empty for old runs. (What schema 2
 # added, written out: a migration stays as it was when later schemas add more.)
@@ -114,15 +109,6 @@ MIGRATIONS = {
         *(f"ALTER TABLE samples ADD COLUMN {c} INTEGER"
           for c in ("running", "sleeping", "blocked", "busy", "run_delay_ns", "voluntary", "involuntary"))],
 }
-
-_RUN_COLUMNS = (
-    "benchmark", "variant", "param", "cores", "run_index", "status", "reason", "stall", "message",
-    "cpus", "wall_ns", "user_ns", "sys_ns", "max_rss_bytes", "max_rss_source", "max_rss_missing",
-    "rss_peak_sampled_bytes", "threads_max", "voluntary_switches", "involuntary_switches",
-    "exit_code", "signal", "stderr_tail", "run_delay_ns", "observer_cpu_ns", "harness_cpu_ns",
-    "threads_untracked",
-)
-
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -188,10 +174,7 @@ class Store:
 
     def record_run(self, session_id: int, run: RunRecord) -> int:
         """Store one finished run with its iterations, samples and metrics in one transaction."""
-        values = [getattr(run, c) for c in _RUN_COLUMNS]
-        values[_RUN_COLUMNS.index("stall")] = None if run.stall is None else int(run.stall)
-        values[_RUN_COLUMNS.index("status")] = str(run.status)
-        values[_RUN_COLUMNS.index("reason")] = None if run.reason is None else str(run.reason)
+        values = [_to_sql(getattr(run, c)) for c in _RUN_COLUMNS]
         with self.db:
             cursor = self.db.execute(
                 f"INSERT INTO runs (session_id, options_json, argv_json, hello_json, {', '.join(_RUN_COLUMNS)})"
@@ -261,10 +244,7 @@ class Store:
         )
         runs = []
         for row in cursor.fetchall():
-            fields = dict(zip(_RUN_COLUMNS, row[4:]))
-            fields["status"] = RunStatus(fields["status"])
-            fields["reason"] = Reason(fields["reason"]) if fields["reason"] else None
-            fields["stall"] = None if fields["stall"] is None else bool(fields["stall"])
+            fields = {c: _from_sql(_RUN_TYPES[c], v) for c, v in zip(_RUN_COLUMNS, row[4:])}
             run = RunRecord(
                 options=json.loads(row[1]), argv=json.loads(row[2]),
                 hello=json.loads(row[3]) if row[3] else None, id=row[0], **fields,

@@ -8,14 +8,58 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 from .catalog import Catalog
 from .errors import CatalogError, UsageError
 from .plan import Point, Request, make_plan, parse_values
 
 SCALES = ("quick", "paper")
-QUANTITIES = ("time", "communication")   # what a rebuilt table shows of a series (TableFromOurs)
+E = TypeVar("E", bound=StrEnum)
+
+
+# The closed vocabularies of a study file: a value outside one is refused when the study loads.
+class Statistic(StrEnum):
+    """How the source summarised its runs (report/study.py draws its tables by this)."""
+
+    MEAN_Z = "mean-z"
+    MEDIAN_OF_3_AFTER_WARMUP = "median-of-3-after-warmup"
+    S_PER_TASK = "s-per-task"
+    ENCORE = "encore"
+    GEOMEAN = "geomean"
+
+
+class Quantity(StrEnum):
+    """What a rebuilt table shows of a series (TableFromOurs)."""
+
+    TIME = "time"                     # the median iteration
+    COMMUNICATION = "communication"   # that minus compute_ns
+
+
+class Layout(StrEnum):
+    """How the study's own aggregates read a published table's figures (report/geomeans.py)."""
+
+    NONE = ""                  # they do not
+    BY_CORES = "by-cores"      # columns task, language, V (T or C), then one per core count
+    BY_LANGUAGE = "by-language"  # columns task, then one per language (one core count, unstated)
+
+
+class Sweep(StrEnum):
+    """What a family is averaged over besides its benchmarks."""
+
+    NONE = ""
+    CORES = "cores"            # the core counts both sides ran
+
+
+def choice(vocabulary: type[E], value: object, where: str, key: str) -> E:
+    """`value` as a member of `vocabulary`, or a CatalogError naming the file, the key and the known values."""
+    try:
+        return vocabulary(value)
+    except ValueError:
+        known = ", ".join(repr(str(m)) for m in vocabulary if str(m))
+        raise CatalogError(f"{where}: {key} = {value!r} is not one of {known}") from None
 
 
 @dataclass(frozen=True)
@@ -26,7 +70,7 @@ class TableFromOurs:
     variant: str                 # "swift/qs" (any of its shapes) or a label "swift/qs [separate]"
     option: str                  # the option whose values the columns are ("config")
     columns: dict[str, str]      # published column -> option value; a column left out has no counterpart here
-    quantity: str = "time"       # "time": the median iteration; "communication": that minus compute_ns
+    quantity: Quantity = Quantity.TIME
     normalise: bool = False      # each row divided by its fastest measured column, as the source's table is
     paper_params: dict[str, str] = field(default_factory=dict)   # task -> the source's parameter, where known
 
@@ -39,10 +83,7 @@ class PublishedTable:
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     note: str = ""
-    # How the study's own aggregates read the figures (report/geomeans.py), "" when they do not:
-    # "by-cores": columns task, language, V (T or C), then one per core count;
-    # "by-language": columns task, then one per language (one core count, unstated).
-    layout: str = ""
+    layout: Layout = Layout.NONE
     ours: TableFromOurs | None = None   # [published.ours]: rebuild this table from our series
     # Cell by cell against ours: published column -> the variant (or "variant [shape]") that stands for
     # it (report/verdict.py); the parameter is in `param_column` (the first column unless named), and
@@ -63,16 +104,13 @@ class PublishedTable:
     at_param: str = ""
 
 
-LAYOUTS = ("", "by-cores", "by-language")
-
-
 @dataclass(frozen=True)
 class Family:
     """A group of the study's benchmarks aggregated together (the paper's parallel and concurrent halves)."""
 
     name: str
     benchmarks: tuple[str, ...]
-    sweep: str = ""        # "cores": averaged over the benchmarks × the core counts both sides ran
+    sweep: Sweep = Sweep.NONE
 
 
 @dataclass(frozen=True)
@@ -107,7 +145,7 @@ class Study:
     title: str
     source: str
     hardware: str
-    statistic: str                       # mean-z | median-of-3-after-warmup | s-per-task | encore | geomean
+    statistic: Statistic
     method: str                          # the source's method, in words
     compare: tuple[tuple[str, str], ...]  # pairs of variant labels ("swift/sc [group]") or variants
     scaling: str | None                  # a dimension for scaling tables (window, cores)
@@ -151,7 +189,8 @@ def _published(data: dict, path: Path) -> PublishedTable:
     table = PublishedTable(
         benchmark=data["benchmark"], title=data["title"], unit=data.get("unit", ""),
         columns=tuple(data["columns"]), rows=tuple(tuple(str(c) for c in row) for row in data["rows"]),
-        note=data.get("note", ""), layout=data.get("layout", ""),
+        note=data.get("note", ""),
+        layout=choice(Layout, data.get("layout", ""), f"{path}: published table '{data['title']}'", "layout"),
         match=_names(data, "match"), param_column=str(data.get("param_column", data["columns"][0])),
         match_rows=_names(data, "match_rows"),
         match_option=str(data.get("match_option", "")), relative_to=str(data.get("relative_to", "")),
@@ -196,9 +235,7 @@ def _table_from_ours(data: dict, table: PublishedTable, where: str) -> TableFrom
                            f"(its columns after '{table.columns[0]}': {', '.join(fillable)})")
     if not all(isinstance(v, str) and v for v in columns.values()):
         raise CatalogError(f"{where}: [published.ours] columns map to option values, non-empty strings")
-    quantity = data.get("quantity", "time")
-    if quantity not in QUANTITIES:
-        raise CatalogError(f"{where}: [published.ours] unknown quantity '{quantity}' (known: {', '.join(QUANTITIES)})")
+    quantity = choice(Quantity, data.get("quantity", "time"), f"{where}: [published.ours]", "quantity")
     normalise = data.get("normalise", False)
     if not isinstance(normalise, bool):
         raise CatalogError(f"{where}: [published.ours] normalise must be true or false")
@@ -225,9 +262,6 @@ def load_study(path: Path) -> Study:
     for table in published:
         if any(len(row) != len(table.columns) for row in table.rows):
             raise CatalogError(f"{path}: published table '{table.title}' has rows of the wrong width")
-        if table.layout not in LAYOUTS:
-            raise CatalogError(f"{path}: published table '{table.title}': unknown layout '{table.layout}' "
-                               f"(known: {', '.join(filter(None, LAYOUTS))})")
     families, entrants = _lineup(data, path)
     study_id = data.get("id")
     if study_id != path.stem:
@@ -237,7 +271,7 @@ def load_study(path: Path) -> Study:
         title=data.get("title", study_id),
         source=data.get("source", ""),
         hardware=data.get("hardware", ""),
-        statistic=data.get("statistic", "mean-z"),
+        statistic=choice(Statistic, data.get("statistic", "mean-z"), str(path), "statistic"),
         method=data.get("method", ""),
         compare=tuple(tuple(pair) for pair in data.get("compare", ())),
         scaling=data.get("scaling"),
@@ -251,7 +285,8 @@ def load_study(path: Path) -> Study:
 
 def _lineup(data: dict, path: Path) -> tuple[tuple[Family, ...], tuple[Entrant, ...]]:
     """The families and entrants of a study that aggregates (statistic "geomean")."""
-    families = tuple(Family(name, tuple(f.get("benchmarks", ())), f.get("sweep", ""))
+    families = tuple(Family(name, tuple(f.get("benchmarks", ())),
+                            choice(Sweep, f.get("sweep", ""), f"{path}: [families.{name}]", "sweep"))
                      for name, f in data.get("families", {}).items())
     names = {f.name for f in families}
     entrants = []
@@ -269,7 +304,7 @@ def _lineup(data: dict, path: Path) -> tuple[tuple[Family, ...], tuple[Entrant, 
         if e.shape_of and (e.shape_of not in known or e.published):
             raise CatalogError(f"{path}: entrant '{e.name}': shape_of must name another entrant, and a shape of "
                                "one has no published figures of its own (published = false)")
-    if data.get("statistic") == "geomean" and not (families and entrants):
+    if data.get("statistic") == Statistic.GEOMEAN and not (families and entrants):
         raise CatalogError(f"{path}: statistic 'geomean' needs [families] and [[entrants]]")
     return families, tuple(entrants)
 

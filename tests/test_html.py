@@ -352,6 +352,10 @@ def test_constructed_records_escape_text_and_downsample_long_time_series(constru
     assert "<script>alert(1)</script>" not in page.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
     assert "&lt;b&gt;not bold&lt;/b&gt;" in page.text
     assert page.has("table", class_="failures") and "exit 3" in page.text
+    assert "<details><summary>stderr</summary><pre>boom &lt;script&gt;" in page.text   # folded under its failure
+    # A drawn timeout links from the notes to its time series.
+    links = re.findall(r'<a href="#([^"]+)">time series</a>', page.text)
+    assert links and all(f'id="{target}"' in page.text for target in links)
     tag = page.figure_tag("timeseries-fib-900")
     assert tag["data-status"] == "timeout"
     svg = _svg_of(page.figures()["timeseries-fib-900"])

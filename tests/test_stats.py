@@ -16,13 +16,24 @@ from concbench.stats import (
     Comparison,
     Summary,
     compare,
+    WarningKind,
     geometric_mean,
-    looks_bimodal,
-    median_of_three_after_warmup,
-    minimum_of_runs,
     normalised,
     summarize,
 )
+
+
+def texts(summary: Summary) -> list[str]:
+    return [w.text for w in summary.warnings]
+
+
+def kinds(summary: Summary) -> set[WarningKind]:
+    return {w.kind for w in summary.warnings}
+
+
+def looks_bimodal(samples) -> bool:
+    """What a report notes: a summary's warning of the bimodal kind."""
+    return WarningKind.BIMODAL in kinds(summarize(samples))
 
 # Textbook quantiles (printed t and z tables), deliberately not from scipy.
 T_975_DF4 = 2.776445
@@ -73,14 +84,14 @@ def test_cv_warning_on_noisy_sample_with_its_value():
     assert cv > CV_WARN_THRESHOLD
     s = summarize(noisy)
     assert s.cv == pytest.approx(cv)
-    assert f"cv {100 * cv:.1f}% > 5%" in s.warnings
+    assert f"cv {100 * cv:.1f}% > 5%" in texts(s) and kinds(s) == {WarningKind.HIGH_CV}
 
 
 def test_no_cv_warning_on_tight_sample():
     tight = [100.0, 101.0, 99.0, 100.5, 99.5]
     s = summarize(tight)
     assert s.cv is not None and s.cv < CV_WARN_THRESHOLD
-    assert not any(w.startswith("cv") for w in s.warnings)
+    assert not any(w.startswith("cv") for w in texts(s))
     assert s.warnings == ()
 
 
@@ -90,7 +101,7 @@ def test_n1_gives_none_and_warning():
     assert s.sd is None and s.cv is None
     assert s.ci_low is None and s.ci_high is None
     assert s.median_ci_low is None and s.median_ci_high is None
-    assert any("n=1" in w for w in s.warnings)
+    assert any("n=1" in w for w in texts(s)) and kinds(s) == {WarningKind.FEW}
 
 
 def test_n2_has_t_interval_but_no_median_interval():
@@ -100,7 +111,7 @@ def test_n2_has_t_interval_but_no_median_interval():
     assert s.ci_low == pytest.approx(11.0 - half, abs=1e-4)
     assert s.ci_high == pytest.approx(11.0 + half, abs=1e-4)
     assert s.median_ci_low is None and s.median_ci_high is None
-    assert any("n=2" in w for w in s.warnings)
+    assert any("n=2" in w for w in texts(s)) and WarningKind.FEW in kinds(s)
 
 
 def test_constant_samples():
@@ -110,15 +121,16 @@ def test_constant_samples():
     assert s.ci_low is None and s.ci_high is None  # zero-width interval would overclaim
     assert s.median_ci_low is None and s.median_ci_high is None
     assert s.warnings
-    assert not any("bimodal" in w for w in s.warnings)
-    assert not any(w.startswith("cv") for w in s.warnings)
+    assert not any("bimodal" in w for w in texts(s))
+    assert not any(w.startswith("cv") for w in texts(s))
+    assert kinds(s) == {WarningKind.CONSTANT}
 
 
 def test_zero_mean_gives_no_cv():
     s = summarize([-1.0, 0.0, 1.0])
     assert s.mean == 0.0
     assert s.cv is None
-    assert any("cv" in w for w in s.warnings)
+    assert any("cv" in w for w in texts(s))
 
 
 @pytest.mark.parametrize("bad", [[], [1.0, float("nan")], [1.0, float("inf")]])
@@ -162,10 +174,10 @@ def test_wider_confidence_gives_wider_intervals():
 
 def test_summary_flags_bimodal_samples():
     s = summarize(two_clusters())
-    assert any(w.startswith("bimodal samples (") for w in s.warnings)
+    assert any(w.startswith("bimodal samples (") for w in texts(s))
 
 
-# --------------------------------------------------------------------------- looks_bimodal
+# --------------------------------------------------------------------------- bimodality
 
 
 def test_normal_sample_is_not_bimodal():
@@ -331,22 +343,6 @@ def test_compare_rejects_empty_and_non_finite(a, b):
 
 
 # --------------------------------------------------------------------------- study methods
-
-
-def test_minimum_of_runs():
-    assert minimum_of_runs([3.0, 1.5, 2.0]) == 1.5
-    with pytest.raises(ValueError):
-        minimum_of_runs([])
-
-
-def test_median_of_three_after_warmup():
-    # Warm-up dropped: median of (5, 3, 4) is 4, whereas the median of all four is 3.5 / 4.5.
-    assert median_of_three_after_warmup([1.0, 5.0, 3.0, 4.0]) == 4.0
-    assert median_of_three_after_warmup([100.0, 5.0, 3.0, 4.0]) == 4.0
-    # Only the three after the warm-up count.
-    assert median_of_three_after_warmup([100.0, 5.0, 3.0, 4.0, 0.0, 0.0]) == 4.0
-    with pytest.raises(ValueError):
-        median_of_three_after_warmup([1.0, 2.0, 3.0])
 
 
 def test_geometric_mean():

@@ -1,4 +1,5 @@
 import sqlite3
+from dataclasses import MISSING, fields
 
 import pytest
 
@@ -13,7 +14,8 @@ def _run(**changes):
         status=RunStatus.OK, cpus="0,1", argv=["x", "fib"], hello={"protocol": 1, "language": "swift"},
         wall_ns=123, user_ns=100, sys_ns=20, max_rss_bytes=4096, max_rss_source="wait4 via launcher",
         rss_peak_sampled_bytes=4000, threads_max=3, voluntary_switches=5, involuntary_switches=6,
-        exit_code=0, signal=None,
+        exit_code=0, signal=9, reason=Reason.METRIC, stall=False, message="a note", max_rss_missing="why not",
+        harness_cpu_ns=77, stderr_tail="last words",
         iterations=[IterationRecord(0, 10, "6765", "verified", True), IterationRecord(1, 11, "6765", "verified", False)],
         metrics={"spawns": 21890.0},
         samples=[SampleRecord(10_000_000, 4000, 3, 5_000_000, 1, 2, 0, 1, 700, 9, 1)],
@@ -31,10 +33,14 @@ def test_round_trip_keeps_every_field(tmp_path):
     original = _run()
     store.record_run(session, original)
     loaded = store.runs(session, with_samples=True)[0]
-    for field in ("benchmark", "variant", "param", "options", "cores", "status", "wall_ns", "user_ns", "sys_ns",
-                  "max_rss_bytes", "threads_max", "iterations", "metrics", "samples", "hello", "argv", "threads",
-                  "run_delay_ns", "observer_cpu_ns", "threads_untracked"):
-        assert getattr(loaded, field) == getattr(original, field), field
+    # Every field the record declares, so a field the store forgets fails here; and each set, so that a
+    # field read back as its default would not pass.
+    for field in fields(RunRecord):
+        if field.name != "id":
+            assert getattr(loaded, field.name) == getattr(original, field.name), field.name
+            default = field.default_factory() if field.default_factory is not MISSING else field.default
+            assert getattr(original, field.name) != default, f"_run() leaves {field.name} at its default"
+    assert type(loaded.status) is RunStatus and type(loaded.reason) is Reason and loaded.stall is False
     assert loaded.measured_ns() == [11]
 
 

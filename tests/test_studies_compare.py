@@ -110,6 +110,20 @@ def test_study_errors_are_one_line(study_root):
     (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic="mean-z"))
     done = _cli(study_root, "study", "report", "selftest")
     assert done.returncode == 2 and "no results yet" in done.stderr
+    # A typo in a closed vocabulary is refused, naming the file and the key, and nothing runs.
+    (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic="mean_z"))
+    done = _cli(study_root, "study", "run", "selftest", "--scale", "quick")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "selftest.toml: statistic = 'mean_z' is not one of 'mean-z'," in done.stderr
+    assert not (study_root / "results").exists()
+
+
+@pytest.mark.parametrize("statistic", ["geomeans", "median", ""])
+def test_a_statistic_outside_the_vocabulary_is_refused(tmp_path, statistic):
+    path = tmp_path / "selftest.toml"
+    path.write_text(STUDY.format(statistic=statistic))
+    with pytest.raises(CatalogError, match=f"selftest.toml: statistic = '{statistic}' is not one of"):
+        load_study(path)
 
 
 def _run_slow(cli, slowdown):

@@ -40,7 +40,8 @@ def _table(study, number: int):
 # -- loading -------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("old, new, message", [
-    ('quantity = "communication"', 'quantity = "latency"', "unknown quantity 'latency' (known: time, communication)"),
+    ('quantity = "communication"', 'quantity = "latency"',
+     "[published.ours]: quantity = 'latency' is not one of 'time', 'communication'"),
     ('QoQ = "qoq", All = "all" }   #', 'Queues = "qoq", All = "all" }   #', "columns not in the table: Queues"),
     ('columns = { None = "none"', 'columns = { task = "x", None = "none"', "columns not in the table: task"),
     ('normalise = true', 'normalize = true', "unknown keys: normalize"),
@@ -57,6 +58,18 @@ def test_a_bad_published_ours_is_refused_in_one_line(tmp_path, old, new, message
         load_study(path)
     assert message in str(error.value) and "Table 1" in str(error.value)
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('layout = "by-cores"', 'layout = "by-core"', "layout = 'by-core' is not one of 'by-cores', 'by-language'"),
+    ('sweep = "cores"', 'sweep = "core"', "[families.parallel]: sweep = 'core' is not one of 'cores'"),
+])
+def test_a_word_outside_a_studys_vocabulary_is_refused_naming_its_key(tmp_path, old, new, message):
+    path = tmp_path / "scoop-2015.toml"
+    path.write_text(SCOOP.read_text().replace(old, new, 1))
+    with pytest.raises(CatalogError) as error:
+        load_study(path)
+    assert str(path) in str(error.value) and message in str(error.value)
 
 
 def test_the_scoop_study_rebuilds_tables_1_and_2(scoop):

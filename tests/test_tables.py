@@ -110,3 +110,20 @@ def test_a_wide_study_grid_continues_with_its_row_names():
     assert len(parts) > 1
     for part in parts:
         assert part.columns[0].name == "language" and [row[0].text for row in part.rows] == ["SCOOP/Qs", "Swift actors"]
+
+
+def test_the_variants_list_says_what_can_run_and_hides_the_hidden():
+    common = {"benchmarks": {"fib": ["cps", "plain"], "mutex": []}, "why_unavailable": "", "install": ""}
+    variants = [{**common, "variant": "x/ready", "hidden": False, "available": True, "built": True},
+                {**common, "variant": "x/unbuilt", "hidden": False, "available": True, "built": False},
+                {**common, "variant": "x/missing", "hidden": False, "available": False, "built": False,
+                 "why_unavailable": "xc not found", "install": "apt-get install xc"},
+                {**common, "variant": "x/test-only", "hidden": True, "available": True, "built": True}]
+    model = tables.variants_table(variants)
+    rows = {row[0].text: row for row in model.rows}
+    assert list(rows) == ["x/ready", "x/unbuilt", "x/missing"]
+    assert rows["x/ready"][1].text == "fib (cps/plain), mutex"
+    assert rows["x/ready"][2].spans[0].style == "good" and rows["x/ready"][2].text == "available"
+    assert "not built yet" in rows["x/unbuilt"][2].text
+    assert rows["x/missing"][2].spans[0].style == "bad"
+    assert rows["x/missing"][2].text == "unavailable : xc not found; apt-get install xc"

@@ -34,25 +34,20 @@ def named_pairs(rows: list[SeriesSummary], comparisons: Sequence[tuple[str, str]
     return pairs
 
 
-def _label(run: RunRecord) -> str:
-    shape = run.options.get("shape", "")
-    return f"{run.variant} [{shape}]" if shape else run.variant
-
-
 def runs_to_draw(runs: list[RunRecord]) -> tuple[list[RunRecord], int]:
     """Per variant [shape], the run with the largest parameter that has samples; then every timed-out run.
 
     Returns the runs to draw and how many timed-out runs with samples were left out by the caps."""
     with_samples = [r for r in runs if r.samples]
     chosen: list[RunRecord] = []
-    for label in sorted({_label(r) for r in with_samples}):
-        members = [r for r in with_samples if _label(r) == label]
+    for label in sorted({r.label for r in with_samples}):
+        members = [r for r in with_samples if r.label == label]
         best_param = max(value_order(r.param) for r in members)
         at_best = [r for r in members if value_order(r.param) == best_param]
         # Prefer the most cores, then the first run: the largest point this series reached.
         chosen.append(sorted(at_best, key=lambda r: (-r.cores, r.run_index, r.id or 0))[0])
     timeouts = [r for r in with_samples if r.status == RunStatus.TIMEOUT and all(r is not c for c in chosen)]
-    timeouts.sort(key=lambda r: (_label(r), value_order(r.param), r.cores, r.run_index))
+    timeouts.sort(key=lambda r: (r.label, value_order(r.param), r.cores, r.run_index))
     room = max(0, min(MAX_TIMEOUT_TIMESERIES - sum(1 for r in chosen if r.status == RunStatus.TIMEOUT),
                       MAX_TIMESERIES_PER_BENCHMARK - len(chosen)))
     left_out = max(0, len(timeouts) - room)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..catalog import value_order
 from ..stats import geometric_mean
-from ..studies import PublishedTable, TableFromOurs
+from ..studies import PublishedTable, Quantity, TableFromOurs
 from .geomeans import Mean, matches, options_of, published_number
 from .summary import COMPUTE, SeriesSummary
 
@@ -64,12 +64,12 @@ def _series_by_value(spec: TableFromOurs, task: str, rows: list[SeriesSummary]) 
     return groups[best]
 
 
-def _figure(row: SeriesSummary | None, quantity: str) -> Figure:
+def _figure(row: SeriesSummary | None, quantity: Quantity) -> Figure:
     if row is None:
         return Figure(None, NOT_MEASURED)
     if row.stats is None:
         return Figure(None, row.statuses_text or NOT_MEASURED)
-    if quantity == "time":
+    if quantity == Quantity.TIME:
         return Figure(row.stats.median / 1e9)
     # Communication = T − C from the two medians: a program reports compute_ns once per run (its last
     # iteration's), so no iteration's own time can be paired with its own compute time.

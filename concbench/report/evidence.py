@@ -33,10 +33,6 @@ class Evidence:
     runs: int
 
     @property
-    def pool_width(self) -> float | None:
-        return None if self.threads_peak is None else self.threads_peak / self.cores
-
-    @property
     def rss_growth(self) -> float | None:
         if not self.rss_early or self.rss_late is None:
             return None

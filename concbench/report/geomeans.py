@@ -4,14 +4,14 @@ benchmarks and core counts, the overall mean of the families, and each race-free
 standing against the best other race-free one.
 
 Ours: per series the median iteration time (T) and the median of its `compute_ns` metric (C).
-Theirs: read from the published tables whose layout says how (studies.py, LAYOUTS)."""
+Theirs: read from the published tables whose layout says how (studies.py, Layout)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..stats import geometric_mean
-from ..studies import Entrant, Family, PublishedTable, Study
+from ..studies import Entrant, Family, Layout, PublishedTable, Study, Sweep
 from .summary import COMPUTE, SeriesSummary
 
 # (benchmark, entrant, cores or None where the source states none, "T" or "C") -> seconds
@@ -31,9 +31,9 @@ def published_figures(study: Study) -> Figures:
     """The published seconds of every table with a layout."""
     out: Figures = {}
     for table in study.published:
-        if table.layout == "by-cores":
+        if table.layout == Layout.BY_CORES:
             _read_by_cores(table, out)
-        elif table.layout == "by-language":
+        elif table.layout == Layout.BY_LANGUAGE:
             _read_by_language(table, out)
     return out
 
@@ -107,9 +107,9 @@ def our_figures(study: Study, found: dict[tuple[str, str], Measured]) -> Figures
         for (benchmark, entrant), m in found.items():
             if benchmark not in family.benchmarks:
                 continue
-            series = m.rows if family.sweep == "cores" else m.rows[-1:]
+            series = m.rows if family.sweep == Sweep.CORES else m.rows[-1:]
             for row in series:
-                cores = row.cores if family.sweep == "cores" else None
+                cores = row.cores if family.sweep == Sweep.CORES else None
                 if row.stats is not None:
                     out[(benchmark, entrant, cores, "T")] = row.stats.median / 1e9
                 if COMPUTE in row.metrics and row.metrics[COMPUTE] > 0:
@@ -157,7 +157,7 @@ def published_means(study: Study, family: Family, theirs: Figures, cores: list[i
 
 
 def _keys(family: Family, entrant: str, cores: list[int], kind: str) -> list[tuple]:
-    if family.sweep != "cores":
+    if family.sweep != Sweep.CORES:
         return [(b, entrant, None, kind) for b in family.benchmarks]
     return [(b, entrant, c, kind) for b in family.benchmarks for c in cores]
 
@@ -189,7 +189,7 @@ def _family_means(study: Study, figures: Figures, entrant: str, cores: dict[str,
     compute = _with_compute(figures)
     for family in study.families:
         for kind, source, name in (("T", figures, family.name), ("C", compute, f"{family.name} C")):
-            if kind == "C" and family.sweep != "cores":
+            if kind == "C" and family.sweep != Sweep.CORES:
                 continue
             keys = _keys(family, entrant, cores[family.name], kind)
             if ours is not None:

@@ -25,15 +25,16 @@ from string import Template
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ..catalog import Catalog
-from ..records import FAILED_STATUSES, RunRecord, RunStatus, SessionRecord
+from ..records import RunRecord, RunStatus, SessionRecord, series_label
 from . import plots
 from .render import to_html
 from .explain import Diagnosis, diagnose
-from .tables import (EXPLAIN_NOTE, comparison_table, compute_table, explain_table, findings_table, growth_table, metrics_table,
-                     scaling_table, summary_table)
+from .tables import (EXPLAIN_NOTE, comparison_table, compute_table, explain_table, failures_table, findings_table,
+                     growth_table, metrics_table, scaling_table, skipped_table, summary_table, timeouts_table,
+                     warnings_table)
 from .choice import named_pairs, runs_to_draw
 from .variants import PairComparison
 from .growth import growth_series
@@ -69,11 +70,6 @@ def _numeric(param: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _label(run: RunRecord) -> str:
-    shape = run.options.get("shape", "")
-    return f"{run.variant} [{shape}]" if shape else run.variant
-
-
 def _model(variant: str) -> str:
     return variant.split("/")[-1]
 
@@ -96,24 +92,6 @@ def _cpu_list(cpus: Sequence[int]) -> str:
 
 def _cores(count: int) -> str:
     return f"{count} core" if count == 1 else f"{count} cores"
-
-
-def _table(cls: str, benchmark: str | None, head: Sequence[str], body: Iterable[Sequence[str]],
-           caption: str = "", numeric: Sequence[bool] | None = None) -> str:
-    """A table; cells of `body` are HTML already (escape them before)."""
-    attrs = f' class="{cls}"' + (f' data-benchmark="{_e(benchmark)}"' if benchmark is not None else "")
-    numeric = numeric or [False] * len(head)
-    out = [f"<table{attrs}>"]
-    if caption:
-        out.append(f"<caption>{caption}</caption>")
-    num = [" class=num" if n else "" for n in numeric]
-    out.append("<thead><tr>" + "".join(f"<th{k}>{_e(h)}</th>" for h, k in zip(head, num))
-               + "</tr></thead>")
-    out.append("<tbody>")
-    for cells in body:
-        out.append("<tr>" + "".join(f"<td{k}>{c}</td>" for c, k in zip(cells, num)) + "</tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
 
 
 def _figure(key: str, svg: str, caption: str, attrs: dict[str, str] | None = None) -> str:
@@ -187,7 +165,7 @@ def series_colours(runs: list[RunRecord], catalog: Catalog) -> dict[str, str]:
                     index = next(i for i in range(len(shapes) + len(used) + 1) if i not in used)
                     shade_of[variant][shape] = index
                     used.add(index)
-    return {(f"{variant} [{shape}]" if shape else variant): plots.shade(hues[variant], index)
+    return {series_label(variant, shape): plots.shade(hues[variant], index)
             for variant, shades in shade_of.items() for shape, index in shades.items()}
 
 
@@ -483,8 +461,8 @@ def _timeseries_section(benchmark: str, runs: list[RunRecord], colours, param_na
             key = f"timeseries-{benchmark}-{ident}-{n}"
         drawn[id(run)] = f"plot-{plots._slug(key)}"
         status = str(run.status) + (" (stalled)" if run.status == RunStatus.TIMEOUT and run.stall else "")
-        title = f"{_label(run)} · {param_name}={run.param} · {_cores(run.cores)} · run {run.run_index} · {status}"
-        svg = plots.timeseries_plot(key, title, colours.get(_label(run), "#333"),
+        title = f"{run.label} · {param_name}={run.param} · {_cores(run.cores)} · run {run.run_index} · {status}"
+        svg = plots.timeseries_plot(key, title, colours.get(run.label, "#333"),
                                     [s.t_ns for s in run.samples], [s.rss_bytes for s in run.samples],
                                     [s.threads for s in run.samples])
         threads = run.threads_max if run.threads_max is not None else max(s.threads for s in run.samples)
@@ -494,7 +472,7 @@ def _timeseries_section(benchmark: str, runs: list[RunRecord], colours, param_na
             facts.append(f"wall {fmt_ns(run.wall_ns)}")
         caption = _e(" · ".join(facts))
         figures.append(_figure(key, svg, caption, {"benchmark": benchmark, "run": str(ident), "status": str(run.status),
-                                                   "variant": _label(run), "param": run.param}))
+                                                   "variant": run.label, "param": run.param}))
     note = ""
     missing = [r for r in runs if r.status == RunStatus.TIMEOUT and not r.samples]
     if left_out or missing:
@@ -564,64 +542,16 @@ def _comparison_section(benchmark: str, pairs: list[PairComparison], colours, pa
 
 def _notes(rows: list[SeriesSummary], runs: list[RunRecord], drawn: dict[int, str]) -> str:
     out = ['<section class="notes" id="notes">', "<h2>Notes</h2>"]
-
-    failed = [r for r in runs if r.status in FAILED_STATUSES]
-    out.append("<h3>Failures</h3>")
-    if failed:
-        body = []
-        for r in failed:
-            tail = (f"<details><summary>stderr</summary><pre>{_e(r.stderr_tail)}</pre></details>"
-                    if r.stderr_tail else "")
-            body.append([_e(r.benchmark), _e(_label(r)), _e(r.param), str(r.cores), str(r.run_index),
-                         f'<span class="status st-{_e(r.status)}">{_e(r.status)}</span>', _e(r.reason or ""),
-                         _e(r.message) + tail])
-        out.append(_table("failures", None, ["benchmark", "variant [shape]", "param", "cores", "run", "status",
-                                             "reason", "message"], body))
-    else:
-        out.append('<p class="none">No run failed (wrong, crashed, malformed or disagreeing).</p>')
-
-    timeouts = [r for r in runs if r.status == RunStatus.TIMEOUT]
-    out.append("<h3>Timeouts</h3>")
-    if timeouts:
-        body = []
-        for r in timeouts:
-            stalled = "stalled" if r.stall else ("running" if r.stall is False else "unknown")
-            link = f' <a href="#{_e(drawn[id(r)])}">time series</a>' if id(r) in drawn else ""
-            body.append([_e(r.benchmark), _e(_label(r)), _e(r.param), str(r.cores), str(r.run_index),
-                         f'<span class="{"flag-bad" if r.stall else ""}">{stalled}</span>',
-                         str(len(r.iterations)), _e(fmt_ns(r.wall_ns)),
-                         "–" if r.threads_max is None else str(r.threads_max), _e(fmt_bytes(r.max_rss_bytes)),
-                         _e(r.message) + link])
-        out.append(_table("timeouts", None, ["benchmark", "variant [shape]", "param", "cores", "run", "CPU at the end",
-                                             "iterations", "wall", "threads", "peak RSS", "message"], body,
-                          numeric=[False, False, True, True, True, False, True, True, True, True, False]))
-        out.append('<p class="note">A stalled timeout used almost no CPU in its last seconds: a deadlock or a '
-                   "starved pool, not a slow run.</p>")
-    else:
-        out.append('<p class="none">No run timed out.</p>')
-
-    skipped = defaultdict(list)
-    for r in runs:
-        if r.status == RunStatus.SKIPPED:
-            skipped[(r.benchmark, _label(r), r.options_key, r.cores)].append(r)
-    out.append("<h3>Skipped</h3>")
-    if skipped:
-        body = []
-        for (benchmark, label, _, cores), members in sorted(skipped.items()):
-            params = sorted({m.param for m in members}, key=value_order)
-            body.append([_e(benchmark), _e(label), str(cores), _e(", ".join(params)), str(len(members)),
-                         _e(members[0].message)])
-        out.append(_table("skipped", None, ["benchmark", "variant [shape]", "cores", "params", "runs", "why"], body))
-    else:
-        out.append('<p class="none">Nothing was skipped.</p>')
-
-    warned = [r for r in rows if r.stats is not None and r.stats.warnings]
-    out.append("<h3>Statistical warnings</h3>")
-    if warned:
-        body = [[_e(r.benchmark), _e(r.label), _e(r.param) + (f" ({_e(r.options)})" if r.options else ""),
-                 str(r.cores), _e("; ".join(r.stats.warnings))] for r in warned]
-        out.append(_table("warnings", None, ["benchmark", "variant [shape]", "param", "cores", "warning"], body))
-    else:
-        out.append('<p class="none">No statistical warnings.</p>')
+    for table, none in ((failures_table(runs), "No run failed (wrong, crashed, malformed or disagreeing)."),
+                        (timeouts_table(runs, drawn), "No run timed out."),
+                        (skipped_table(runs), "Nothing was skipped."),
+                        (warnings_table(rows), "No statistical warnings.")):
+        out.append(f"<h3>{_e(table.title)}</h3>")
+        if table.rows:
+            out.append(to_html(table, caption=""))
+            if table.note:
+                out.append(f'<p class="note">{_e(table.note)}</p>')
+        else:
+            out.append(f'<p class="none">{_e(none)}</p>')
     out.append("</section>")
     return "\n".join(out)

@@ -22,14 +22,17 @@ class Cell:
     spans: tuple[Span, ...]
     detail: str = ""         # what a hover shows (the median's interval, the CV threshold)
     series: str = ""         # the series label whose colour an HTML swatch shows beside it
+    link: str = ""           # an anchor of the page the HTML links the cell to ("#plot-…")
+    more: tuple[str, str] = ("", "")   # a long text the HTML folds under the cell, and its label ("stderr", …)
 
     @property
     def text(self) -> str:
         return " ".join(span.text for span in self.spans if span.text)
 
 
-def cell(text: object, style: str = "", detail: str = "", series: str = "") -> Cell:
-    return Cell((Span(str(text), style),), detail, series)
+def cell(text: object, style: str = "", detail: str = "", series: str = "", link: str = "",
+         more: tuple[str, str] = ("", "")) -> Cell:
+    return Cell((Span(str(text), style),), detail, series, link, more)
 
 
 def cells(*spans: Span, detail: str = "", series: str = "") -> Cell:

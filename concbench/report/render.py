@@ -74,6 +74,11 @@ def _html_cell(c: Cell, colours: dict[str, str]) -> str:
     colour = colours.get(c.series) if c.series else None
     if colour:
         inner = f'<span class="swatch" style="background:{colour}"></span>' + inner
+    if c.link:
+        inner = f'<a href="{html.escape(c.link)}">{inner}</a>'
+    text, label = c.more
+    if text:
+        inner += f"<details><summary>{html.escape(label)}</summary><pre>{html.escape(text)}</pre></details>"
     return inner
 
 

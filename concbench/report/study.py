@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scipy import stats as scipy_stats
 
-from ..studies import PublishedTable, Study
+from ..studies import PublishedTable, Quantity, Statistic, Study, Sweep
 from .render import to_html
 from .tables import grid_table
 from .variants import pair_series
@@ -286,7 +286,7 @@ def _geomean_grid(study: Study, table: list, cores: dict[str, list[int]], theirs
     columns = ["language", "race-free"]
     keys = []
     for family in study.families:
-        names = [family.name] + ([f"{family.name} C"] if family.sweep == "cores" else [])
+        names = [family.name] + ([f"{family.name} C"] if family.sweep == Sweep.CORES else [])
         keys += names
     for key in [*keys, "overall"]:
         columns += [f"{key} ours", f"{key} paper"]
@@ -299,9 +299,9 @@ def _geomean_grid(study: Study, table: list, cores: dict[str, list[int]], theirs
         out.append((standing.entrant.name, "yes" if standing.entrant.race_free else "no", *cells,
                     *(f"{v:.2f}×" if v is not None else "–" for v in (standing.ahead_ours, standing.ahead_theirs))))
     swept = "; ".join(f"{f.name}: {len(f.benchmarks)} tasks × cores {', '.join(map(str, cores[f.name])) or '–'}"
-                      for f in study.families if f.sweep == "cores")
+                      for f in study.families if f.sweep == Sweep.CORES)
     full = []
-    for family in (f for f in study.families if f.sweep == "cores"):
+    for family in (f for f in study.families if f.sweep == Sweep.CORES):
         everything = sorted({k[2] for k in theirs if k[0] in family.benchmarks and k[2] is not None})
         printed = geomeans.published_means(study, family, theirs, everything)
         full.append(f"the paper's {family.name} T over all its core counts ({', '.join(map(str, everything))}): "
@@ -320,7 +320,7 @@ def geomean_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     found, ours, theirs, cores = agg.found, agg.ours, agg.theirs, agg.cores
     grids = []
     for family in study.families:
-        if family.sweep == "cores":
+        if family.sweep == Sweep.CORES:
             grids.append(_swept_grid(study, family, found, ours, theirs))
             if cores[family.name]:
                 grids.append(_ranking_grid(study, family, ours, theirs, cores[family.name][-1]))
@@ -334,7 +334,7 @@ def geomean_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
 def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, str]]:
     """(title, svg) per family of an aggregating study: per task, each language's seconds, ours beside the
     paper's, on a log scale (swept families at the most cores both sides ran)."""
-    if study.statistic != "geomean":
+    if study.statistic != Statistic.GEOMEAN:
         return []
     from . import plots   # matplotlib loads only when a page is wanted
 
@@ -342,8 +342,8 @@ def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, st
     ours, theirs, cores = agg.ours, agg.theirs, agg.cores
     figures = []
     for family in study.families:
-        at = (cores[family.name] or [None])[-1] if family.sweep == "cores" else None
-        if family.sweep == "cores" and at is None:
+        at = (cores[family.name] or [None])[-1] if family.sweep == Sweep.CORES else None
+        if family.sweep == Sweep.CORES and at is None:
             continue
         panels = []
         for benchmark in family.benchmarks:
@@ -392,8 +392,8 @@ def _rebuilt_grid(rebuilt: configurations.Rebuilt) -> Grid:
         rebuilt.ours_means[c].formatted(pattern) if rebuilt.ours_means[c] else configurations.NO_COUNTERPART,
         rebuilt.theirs_means[c].formatted(pattern))]
     out.append(("geometric mean", "", *means))
-    quantity = {"time": "the median iteration time in seconds (no process start-up)",
-                "communication": "communication time in seconds, T − C: the median iteration time minus the "
+    quantity = {Quantity.TIME: "the median iteration time in seconds (no process start-up)",
+                Quantity.COMMUNICATION: "communication time in seconds, T − C: the median iteration time minus the "
                                  f"median {COMPUTE} (the compute time the program reports)"}
     lacking = [c for c in columns if c not in spec.columns]
     where = _where_ours_ran(rebuilt)
@@ -416,16 +416,18 @@ def configuration_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
     return [_rebuilt_grid(configurations.rebuild(t, rows)) for t in study.published if t.ours]
 
 
+# The tables of each statistic a study may name (studies.Statistic): a new one needs its entry here.
+_STATISTIC_GRIDS = {
+    Statistic.GEOMEAN: geomean_grids,
+    Statistic.ENCORE: encore_grids,
+    Statistic.MEAN_Z: mean_z_grids,
+    Statistic.S_PER_TASK: per_task_grids,
+    Statistic.MEDIAN_OF_3_AFTER_WARMUP: window_grids,
+}
+
+
 def _statistic_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
-    if study.statistic == "geomean":
-        return geomean_grids(study, rows)
-    if study.statistic == "encore":
-        return encore_grids(study, rows)
-    if study.statistic == "mean-z":
-        return mean_z_grids(study, rows)
-    if study.statistic == "s-per-task":
-        return per_task_grids(study, rows)
-    return window_grids(study, rows)
+    return _STATISTIC_GRIDS[study.statistic](study, rows)
 
 
 def study_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:

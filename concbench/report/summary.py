@@ -4,27 +4,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
 from .. import stats
+from ..stats import Note
 from ..catalog import value_order
-from ..records import RunRecord, RunStatus
+from ..records import RunRecord, RunStatus, series_label
 from ..verify import Verdict
 
 # The metric of models that copy data: the longest worker's compute time (the SCOOP/Qs paper's C).
 COMPUTE = "compute_ns"
-
-
-class Note(NamedTuple):
-    """One line about a series: what kind of thing it is (for counting) and what it says."""
-
-    kind: str
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
 
 
 FAILED_RUN = "failed runs"
@@ -53,7 +43,7 @@ class SeriesSummary:
 
     @property
     def label(self) -> str:
-        return f"{self.variant} [{self.shape}]" if self.shape else self.variant
+        return series_label(self.variant, self.shape)
 
     def measured_ns(self) -> list[int]:
         """The iteration times every statistic of the series is built from."""
@@ -113,7 +103,7 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     if skipped:
         notes.append(Note(SKIPPED, skipped[0].message))
     if summary is not None:
-        notes.extend(Note(stats.warning_kind(text), text) for text in summary.warnings)
+        notes.extend(summary.warnings)
     finished = [run for run in runs if run.status == RunStatus.OK]
     utilisations = sorted(u for run in finished if (u := run.cpu_utilisation) is not None)
     walls = [run.wall_ns for run in finished if run.wall_ns is not None]

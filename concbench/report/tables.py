@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..catalog import value_order
+from ..records import FAILED_STATUSES, RunRecord, RunStatus
 from ..stats import CV_WARN_THRESHOLD
 from .growth import GrowthSeries
 from .model import MISSING, Cell, Column, Span, TableModel, cell, cells
@@ -400,4 +401,96 @@ def rules_table(rules) -> TableModel:
                      (Column("rule"), Column("finding"), Column("fires when"), Column("usually means")))
     for rule in rules:
         out.rows.append((cell(rule.name), cell(rule.title), cell(rule.fires_when), cell(rule.means)))
+    return out
+
+
+# -- the page's notes: what went wrong, run by run ---------------------------------------------------------
+
+_WHO = (Column("benchmark", key=True), Column("variant [shape]", key=True))
+
+
+def failures_table(runs: list[RunRecord]) -> TableModel:
+    """The runs that failed (wrong, crashed, malformed, disagreeing), each with its stderr folded under it."""
+    out = TableModel("failures", "Failures", (*_WHO, Column("param"), Column("cores", True), Column("run", True),
+                                                Column("status"), Column("reason"), Column("message")))
+    for r in runs:
+        if r.status in FAILED_STATUSES:
+            out.rows.append((cell(r.benchmark), cell(r.label), cell(r.param), cell(r.cores), cell(r.run_index),
+                             cell(r.status, f"status-{r.status}"), cell(r.reason or ""),
+                             cell(r.message, more=(r.stderr_tail, "stderr"))))
+    return out
+
+
+def timeouts_table(runs: list[RunRecord], drawn: Mapping[int, str]) -> TableModel:
+    """The runs that timed out, with what they were doing at the end; `drawn` maps id(run) to the anchor of
+    its time-series plot, where one was drawn."""
+    out = TableModel("timeouts", "Timeouts", (
+        *_WHO, Column("param"), Column("cores", True), Column("run", True), Column("CPU at the end"),
+        Column("iterations", True), Column("wall", True), Column("threads", True), Column("peak RSS", True),
+        Column("message"), Column("plot")),
+        note="A stalled timeout used almost no CPU in its last seconds: a deadlock or a starved pool, not a slow run.")
+    for r in runs:
+        if r.status == RunStatus.TIMEOUT:
+            stalled = cell("stalled", "bad") if r.stall else cell("running" if r.stall is False else "unknown")
+            plot = cell("time series", link=f"#{drawn[id(r)]}") if id(r) in drawn else MISSING
+            out.rows.append((cell(r.benchmark), cell(r.label), cell(r.param), cell(r.cores), cell(r.run_index),
+                             stalled, cell(len(r.iterations)), cell(fmt_ns(r.wall_ns)), _number(r.threads_max),
+                             cell(fmt_bytes(r.max_rss_bytes)), cell(r.message), plot))
+    return out
+
+
+def skipped_table(runs: list[RunRecord]) -> TableModel:
+    """The runs not made because a smaller size of their series timed out, one row per series."""
+    skipped = defaultdict(list)
+    for r in runs:
+        if r.status == RunStatus.SKIPPED:
+            skipped[(r.benchmark, r.label, r.options_key, r.cores)].append(r)
+    out = TableModel("skipped", "Skipped", (*_WHO, Column("cores", True), Column("params"), Column("runs", True),
+                                              Column("why")))
+    for (benchmark, label, _, cores), members in sorted(skipped.items()):
+        params = sorted({m.param for m in members}, key=value_order)
+        out.rows.append((cell(benchmark), cell(label), cell(cores), cell(", ".join(params)), cell(len(members)),
+                         cell(members[0].message)))
+    return out
+
+
+def warnings_table(rows: list[SeriesSummary]) -> TableModel:
+    """The series whose iteration times drew a statistical warning."""
+    out = TableModel("warnings", "Statistical warnings", (*_WHO, Column("param"), Column("cores", True),
+                                                           Column("warning")))
+    for r in rows:
+        if r.stats is not None and r.stats.warnings:
+            out.rows.append((cell(r.benchmark), cell(r.label), cell(r.param + (f" ({r.options})" if r.options else "")),
+                             cell(r.cores), cell("; ".join(w.text for w in r.stats.warnings))))
+    return out
+
+
+# -- `concbench list` -------------------------------------------------------------------------------------
+
+def benchmarks_table(benchmarks: list[dict], size_sets: tuple[str, ...]) -> TableModel:
+    """Each benchmark of the catalog with its size sets' parameters (the rows of `list --json`)."""
+    out = TableModel("benchmarks", "Benchmarks", (Column("id", key=True), Column("category"), Column("origin"),
+                                                  *(Column(s) for s in size_sets)),
+                     note="each benchmark's definition: docs/benchmarks/<id>.md")
+    for b in benchmarks:
+        out.rows.append((cell(b["id"]), cell(b["category"]), cell(b["origin"]),
+                         *(cell(" ".join(b["sizes"][s])) for s in size_sets)))
+    return out
+
+
+def variants_table(variants: list[dict]) -> TableModel:
+    """Each variant that is not hidden: what it serves, in which program shapes, and whether it can run here."""
+    out = TableModel("variants", "Variants", (Column("variant", key=True), Column("benchmarks (shapes)"),
+                                              Column("status")))
+    for v in variants:
+        if v["hidden"]:
+            continue
+        served = ", ".join(f"{b} ({'/'.join(s)})" if s else b for b, s in v["benchmarks"].items())
+        if not v["available"]:
+            status = cells(Span("unavailable", "bad"), Span(f": {v['why_unavailable']}; {v['install']}"))
+        elif v["built"]:
+            status = cell("available", "good")
+        else:
+            status = cells(Span("available", "good"), Span("(not built yet: as its describe.json says)"))
+        out.rows.append((cell(v["variant"]), cell(served), status))
     return out
