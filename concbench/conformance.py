@@ -1,13 +1,16 @@
 """`concbench check`: one conformance check for every implementation, through the real harness.
 
 Per language and benchmark it checks that
-- the binary's description parses and equals the committed snapshot (describe.json);
+- the binary's description parses, matches its JSON Schema (concbench/schema/describe-v1) and equals the
+  committed snapshot (describe.json);
 - every request outside the description is refused with exit status 2, one line on stderr and
   nothing on stdout (unknown benchmark, model, shape and option; each option value and
   parameter outside its domain), the cases generated from the description;
 - every shape of every model runs at test size through the protocol, with every result
   verified (or, for a model the benchmark says may stall, a timeout) and every deterministic
-  metric the spec fixes reported and right;
+  metric the spec fixes reported and right, and every line it writes on stdout matching the protocol's
+  JSON Schema (concbench/schema/protocol-v1): a line that does not stops that run as malformed, naming
+  the line, the field and what is wrong;
 - inner repetitions (`repeat`) are offered only where the benchmark allows them, and where
   offered, the first test point runs once more batched and must verify the same way.
 """
@@ -20,12 +23,12 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from . import describe, environment
+from . import describe, environment, protocol_schema, runner
 from .catalog import REPEAT, Benchmark, Catalog, Implementation
 from .errors import SessionInterrupted
 from .plan import Point, Request, make_plan
 from .session import Settings, run_session
-from .records import RunRecord, RunStatus
+from .records import RunRecord, RunStatus, series_label
 from .verify import Verdict, missing_metrics
 
 REJECTION_TIMEOUT_S = 60
@@ -147,6 +150,32 @@ def snapshot_problem(impl: Implementation) -> str | None:
     return None
 
 
+def description_problem(impl: Implementation) -> str | None:
+    """The binary's own description must match the describe schema (stricter than describe.parse)."""
+    if impl.description is None or impl.description_source != "binary":
+        return None
+    return protocol_schema.describe_problem(impl.description.raw)
+
+
+@dataclass(frozen=True)
+class SchemaCheckingExecutor:
+    """Runs through another executor, holding every stdout line to the protocol's schema before the
+    session's own parser reads it: the first line that breaks it stops the run as a protocol error."""
+
+    inner: runner.Executor
+
+    def execute(self, spec: runner.LaunchSpec, on_line: runner.LineConsumer,
+                is_progress: runner.ProgressTest) -> runner.ProcessRecord:
+        count = 0
+
+        def checked(line: str) -> str | None:
+            nonlocal count
+            count += 1
+            return protocol_schema.line_problem(count, line) or on_line(line)
+
+        return self.inner.execute(spec, checked, is_progress)
+
+
 def check_rejections(catalog: Catalog, impl: Implementation, models: set[str], rows: Rows) -> None:
     cases = rejections(catalog, impl.description, models)
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -193,7 +222,7 @@ def judge_runs(plan: list[Point], runs: list[RunRecord], rows: Rows) -> None:
         row.models.add(point.variant.model)
         options = dict(point.options)
         key = (point.benchmark.id, point.variant.name, point.param, " ".join(f"{k}={v}" for k, v in sorted(options.items())))
-        where = f"{point.variant.name}{' [' + point.shape + ']' if point.shape else ''} {point.param}"
+        where = f"{series_label(point.variant.name, point.shape)} {point.param}"
         for run in by_point.get(key, []) or [None]:
             row.runs += 1
             if run is None:
@@ -225,9 +254,9 @@ def check_language(catalog: Catalog, store, language: str, models: set[str] | No
     if build_failed:
         rows[ALL].problems.append("the build failed")
         return list(rows.values())
-    problem = snapshot_problem(impl)
-    if problem:
-        rows[ALL].problems.append(problem)
+    for problem in (description_problem(impl), snapshot_problem(impl)):
+        if problem:
+            rows[ALL].problems.append(problem)
     if impl.description is None or impl.description_source != "binary":
         return list(rows.values())
     models = models or set(impl.description.models)
@@ -239,7 +268,7 @@ def check_language(catalog: Catalog, store, language: str, models: set[str] | No
     plan += repeated(plan)
     # A refusal of a point the description allows is this language's failure, not bad input: recorded.
     outcome = run_session(catalog, store, plan, Settings(runs=1, stop_on_refusal=False), progress,
-                          {"check": language}, executor)
+                          {"check": language}, SchemaCheckingExecutor(executor))
     if outcome.interrupted:
         raise SessionInterrupted("check interrupted")
     judge_runs(plan, store.runs(outcome.session_id), rows)

@@ -99,11 +99,15 @@ def build_record(impl: Implementation, build_dir: Path) -> dict | None:
 
 
 def toolchain_version(impl: Implementation) -> str | None:
-    """First line of the toolchain's version output, for the session's environment."""
+    """First line of the toolchain's version output, for the session's environment.
+
+    Run in the implementation's folder, so a version command can ask the build itself which compiler it
+    uses (impls/c: `make compiler-version`) instead of naming a second copy of its path."""
     if not impl.version_command or shutil.which(impl.version_command[0]) is None:
         return None
     try:
-        done = subprocess.run(list(impl.version_command), capture_output=True, text=True, timeout=30)
+        done = subprocess.run(list(impl.version_command), cwd=impl.folder, capture_output=True, text=True,
+                              timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (done.stdout or done.stderr).strip()

@@ -15,11 +15,12 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = sorted(p.name for p in (ROOT / "impls").iterdir() if p.is_dir())
 
 
-def test_every_implementation_folder_has_a_manifest_and_a_description_snapshot():
+def test_every_implementation_folder_has_a_manifest_a_description_snapshot_and_a_readme():
     assert FOLDERS, "no implementations found"
     for name in FOLDERS:
         assert (ROOT / "impls" / name / "impl.toml").is_file(), f"impls/{name} has no impl.toml"
         assert (ROOT / "impls" / name / "describe.json").is_file(), f"impls/{name} has no describe.json"
+        assert (ROOT / "impls" / name / "README.md").is_file(), f"impls/{name} has no README.md (docs/adding-a-language.md)"
 
 
 @pytest.mark.slow

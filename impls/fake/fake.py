@@ -29,6 +29,8 @@ MODELS = {
     "bigrss": "touches 200 MiB, then answers right",
     "slow": "right answers, each iteration padded by a sleep of pad_ms (default 5)",
     "quadratic": "right answers in a time that grows with N squared",
+    "hello-type": "says hello with a number for its language (a wrong type only the protocol's schema catches)",
+    "hello-field": "says hello without its runtime (a missing field only the protocol's schema catches)",
 }
 
 INT = {"int": {"min": 0}}
@@ -41,7 +43,7 @@ TABLE = {
         "options": {"cutoff": INT, "count_spawns": SWITCH, "pad_ms": PAD,
                     "repeat": {"int": {"min": 1, "max": 1000}, "default": "1"}},
         "models": ["ok", "wrong", "wrong-hang", "wrong-crash", "crash", "exit", "hang", "spin", "garbage", "silent",
-                   "threads", "bigrss", "slow"],
+                   "threads", "bigrss", "slow", "hello-type", "hello-field"],
     },
     "spawn-waiting": {
         "param": INT,
@@ -171,6 +173,16 @@ def kernel(benchmark, model, n, options):
     return f"tasks={n} sum={total}", {}
 
 
+def hello(model):
+    """The hello line; two models break the schema in ways the runtime parser lets through."""
+    fields = {"protocol": 1, "language": "fake", "runtime": f"Python {sys.version.split()[0]}", "model": model}
+    if model == "hello-type":
+        fields["language"] = 7
+    if model == "hello-field":
+        del fields["runtime"]
+    return fields
+
+
 def misbehave_before(model):
     if model == "hang":
         time.sleep(3600)
@@ -213,7 +225,7 @@ def main():
     model, n = args.model, int(args.param)
     if model == "silent":
         return
-    say({"hello": {"protocol": 1, "language": "fake", "runtime": f"Python {sys.version.split()[0]}", "model": model}})
+    say({"hello": hello(model)})
     misbehave_before(model)
     pad_s = int(options.get("pad_ms", "5")) / 1000 if model == "slow" else 0
     # A slowdown the harness cannot see in the options: for regression tests of `concbench compare`.

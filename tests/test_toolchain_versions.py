@@ -1,0 +1,57 @@
+"""The toolchain version a session records is the version of the compiler that built the binary.
+
+impls/c is built by its Makefile's $(CLANG) (the Swift toolchain's clang, for blocks and libdispatch); the
+version once came from a second copy of that path in impl.toml while `requires` accepted any clang on PATH.
+Now the version is asked through make, of the same $(CLANG), and `requires` names that compiler."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from concbench import toolchains
+from concbench.catalog import load_implementation
+
+ROOT = Path(__file__).resolve().parent.parent
+C_FOLDER = ROOT / "impls" / "c"
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+
+
+def _dry_run(*targets: str, **environment: str) -> list[list[str]]:
+    """The commands make would run for the targets (nothing is run), split into words."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CLANG", "SWIFT_ROOT")}
+    done = subprocess.run(["make", "-n", "-B", "--no-print-directory", *targets], cwd=C_FOLDER,
+                          env={**env, **environment}, capture_output=True, text=True, check=True)
+    return [line.split() for line in done.stdout.splitlines() if line.strip()]
+
+
+def _compilers(commands: list[list[str]]) -> set[str]:
+    """The program of every compile or link command (those writing with -o)."""
+    return {words[0] for words in commands if "-o" in words}
+
+
+def test_the_c_version_is_asked_through_make_of_the_compiler_that_builds():
+    impl = load_implementation(C_FOLDER / "impl.toml")
+    assert impl.version_command[0] == "make" and impl.version_command[-1] == "compiler-version"
+    asked = {words[0] for words in _dry_run("compiler-version") if "--version" in words}
+    built = _compilers(_dry_run("all", "build/test-kernels"))
+    assert len(asked) == 1 and built == asked, f"version asked of {asked}, built with {built}"
+    assert asked <= set(impl.requires), f"impl.toml requires {impl.requires}, not the compiler {asked}"
+
+
+def test_they_stay_one_compiler_when_the_toolchain_is_moved(tmp_path):
+    # SWIFT_ROOT from the environment reaches both the build and the version command the same way.
+    moved = {"SWIFT_ROOT": str(tmp_path)}
+    asked = {words[0] for words in _dry_run("compiler-version", **moved) if "--version" in words}
+    assert asked == _compilers(_dry_run("all", **moved)) == {f"{tmp_path}/usr/bin/clang"}
+
+
+@pytest.mark.skipif(not Path("/opt/swift/usr/bin/clang").exists(), reason="no Swift toolchain in /opt/swift")
+def test_the_recorded_c_version_is_the_swift_toolchains_clang():
+    impl = load_implementation(C_FOLDER / "impl.toml")
+    version = toolchains.toolchain_version(impl)
+    expected = subprocess.run(["/opt/swift/usr/bin/clang", "--version"], capture_output=True, text=True).stdout
+    assert version == expected.splitlines()[0]
