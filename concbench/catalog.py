@@ -75,6 +75,11 @@ class Benchmark:
     # Options that change how a program runs, never its answer (a runtime configuration): left out of
     # the key of results that must agree, each value voting apart (`neutral_options`).
     neutral_options: tuple[str, ...] = ()
+    # For `concbench explain`: the option, besides the cores, whose value is the parallelism a program may use
+    # (countdown's window; `parallelism_option`), and how its time should grow with the parameter, as a
+    # log-log exponent (`growth_exponent`; spawn-scaling: 1): without one, growth is never judged.
+    parallelism_option: str = ""
+    growth_exponent: float | None = None
 
     def with_defaults(self, param: str, options: dict[str, str]) -> dict[str, str]:
         """The options of a point with the spec's defaults filled in ("{param}" is the parameter)."""
@@ -281,6 +286,14 @@ def _size_set(name: str, data: dict, path: Path) -> SizeSet:
     )
 
 
+def _growth_exponent(value, path: Path) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise CatalogError(f"{path}: growth_exponent must be a positive number (the expected log-log slope)")
+    return float(value)
+
+
 def load_benchmark(path: Path) -> Benchmark:
     data = _read_toml(path)
     sizes_table = _require(data, "sizes", path)
@@ -310,6 +323,8 @@ def load_benchmark(path: Path) -> Benchmark:
         defaults={str(k): str(v) for k, v in data.get("defaults", {}).items()},
         formula=_checked_formula(data.get("result_formula", ""), path),
         neutral_options=tuple(str(o) for o in data.get("neutral_options", ())),
+        parallelism_option=str(data.get("parallelism_option", "")),
+        growth_exponent=_growth_exponent(data.get("growth_exponent"), path),
         expected_metrics={
             metric: {str(param): value for param, value in table.items()}
             for metric, table in expected.items()

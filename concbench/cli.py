@@ -504,15 +504,14 @@ def explain_command(session_id, benchmarks, variants, list_rules, as_json, db) -
         if missing:
             raise UsageError(f"{flag} {missing[0]}: session {record.id} has no runs of it (it has: {', '.join(sorted(have))})")
     runs = [r for r in runs if (not benchmarks or r.benchmark in benchmarks) and (not variants or r.variant in variants)]
-    names = {b.id: b.param_name for b in catalog.benchmarks.values()}
-    diagnoses = explain.diagnose(summarise(runs), lambda b: names.get(b, "param"))
+    diagnoses = explain.diagnose(summarise(runs), catalog.benchmarks)
     if as_json:
-        sys.stdout.write(json.dumps([explain.as_dict(d) for d in diagnoses], indent=1) + "\n")
+        sys.stdout.write(json.dumps(explain.as_document(diagnoses), indent=1) + "\n")
         return EXIT_OK
     unobserved = sum(1 for r in runs if not r.threads and r.status in (RunStatus.OK, RunStatus.TIMEOUT))
     for d in diagnoses:
         show(console, explain_table(d), note=False)
-        show(console, findings_table(d), note=False)
+        show(console, findings_table(d))
     say(console, EXPLAIN_NOTE)
     if unobserved:
         console.print(f"{unobserved} of {len(runs)} runs have no per-thread evidence (recorded without the "

@@ -7,8 +7,10 @@ well-scaling one). Timings only steer which rule fires, with wide margins; no te
 
 import json
 import os
+from importlib import resources
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from conftest import installed
 
@@ -22,9 +24,13 @@ OPTIONS = {"serial": ["pad_us=200"], "handoff": ["pad_us=0"], "blocked": ["wait_
 
 
 def _explain(cli, *args: str) -> list[dict]:
+    """The sweeps of `explain --json`, its document checked against the packaged schema."""
     done = cli("explain", "--json", "--db", str(cli.db), *args)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    document = json.loads(done.stdout)
+    schema = json.loads((resources.files("concbench") / "schema" / "explain-v1.schema.json").read_text())
+    Draft202012Validator(schema).validate(document)
+    return document["sweeps"]
 
 
 @pytest.fixture(scope="module")

@@ -1,61 +1,228 @@
-"""The rules of `concbench explain` on made-up runs: each fires on its evidence and only there."""
+"""The rules of `concbench explain` on made-up runs, in process: each rule just past its threshold fires and
+just short of it does not, and every test asserts the whole set of findings, not the first one."""
 
+import json
+from dataclasses import replace
+from importlib import resources
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from concbench.catalog import Benchmark
 from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord
+from concbench.report import explain
 from concbench.report.explain import RULES, diagnose
 from concbench.report.summary import summarise
 
 MS = 1_000_000
+WALL = 1000 * MS
+PLAIN = Benchmark("b", "b", "made up", "test", "", "n", {}, {})
 
 
 def _run(cores: int, iteration_ms: float, cpu_cores: float, *, variant="x/y", param="100", options=None,
-         rss=lambda t: 10 << 20, running=1, switches=10, status=RunStatus.OK, stall=None) -> RunRecord:
-    wall = 1000 * MS
-    samples = [SampleRecord(t * 10 * MS, rss(t), 4, 0, running, 3, 0, 1, 0, 0, 0) for t in range(100)]
-    iterations = [IterationRecord(i, int(iteration_ms * MS), "r", "verified", False) for i in range(5)]
-    return RunRecord("b", variant, param, options or {}, cores, 0, status, stall=stall, wall_ns=wall,
-                     user_ns=int(cpu_cores * wall), sys_ns=0, threads_max=4, voluntary_switches=switches,
-                     involuntary_switches=0, run_delay_ns=0, iterations=iterations, samples=samples)
+         rss=lambda t: 10 << 20, running=1, busy=1, switches=10, involuntary=0, delay_share=0.0, threads=4,
+         samples=100, untracked=0, status=RunStatus.OK, stall=None, jitter=0.002) -> RunRecord:
+    """One run whose figures are given directly: CPU in cores, switches per second per core, run delay as a share
+    of wall per core; its iteration times spread by ± `jitter` around `iteration_ms` (so medians have intervals)."""
+    trace = [SampleRecord(t * 10 * MS, rss(t), threads, 0, running, threads - running, 0, busy, 0, 0, 0)
+             for t in range(samples)]
+    times = [iteration_ms * (1 + jitter * (i % 3 - 1)) for i in range(9)]
+    iterations = [IterationRecord(i, int(ms * MS), "r", "verified", False) for i, ms in enumerate(times)]
+    per_second = WALL / 1e9 * cores
+    return RunRecord("b", variant, param, options or {}, cores, 0, status, stall=stall, wall_ns=WALL,
+                     user_ns=int(cpu_cores * WALL), sys_ns=0, threads_max=threads,
+                     voluntary_switches=int(switches * per_second), involuntary_switches=int(involuntary * per_second),
+                     run_delay_ns=int(delay_share * WALL * cores), threads_untracked=untracked,
+                     iterations=iterations if status == RunStatus.OK else [], samples=trace)
 
 
-def _rules(runs) -> dict[str, list[str]]:
-    return {d.title: [f.rule.name for f in d.findings] for d in diagnose(summarise(runs))}
+def _diagnoses(runs, benchmark: Benchmark = PLAIN):
+    return diagnose(summarise(runs), {"b": benchmark})
 
 
-def test_more_cores_that_make_it_slower_while_busy_is_slowdown_and_busy_not_faster():
-    (rules,) = _rules([_run(1, 100, 1.0), _run(2, 250, 1.9)]).values()
-    assert rules == ["overhead", "slowdown"]
+def _rules(runs, benchmark: Benchmark = PLAIN) -> list[list[str]]:
+    return [[f.rule.name for f in d.findings] for d in _diagnoses(runs, benchmark)]
 
 
-def test_a_good_speedup_has_no_finding():
-    assert list(_rules([_run(1, 100, 1.0), _run(2, 52, 1.95)]).values()) == [[]]
+def _finding(runs, name: str, benchmark: Benchmark = PLAIN):
+    return next(f for d in _diagnoses(runs, benchmark) for f in d.findings if f.rule.name == name)
 
+
+# -- Karp–Flatt: serial and busy-not-faster ----------------------------------------------------------------------
+# From 1 to 2 cores, speedup s gives e = 2/s − 1: e = 0.5 at s = 4/3.
+
+@pytest.mark.parametrize("speedup, found", [(1.30, ["serial"]), (1.37, [])])
+def test_serial_fires_just_past_its_fraction_and_not_short_of_it(speedup, found):
+    assert _rules([_run(1, 100, 1.0), _run(2, 100 / speedup, 1.0)]) == [found]
+
+
+@pytest.mark.parametrize("cpu, found", [(1.45, ["serial"]), (1.55, ["overhead"])])
+def test_idle_cores_make_it_serial_and_busy_ones_overhead(cpu, found):
+    # BUSY_SHARE of 2 cores is 1.5: below, the added core sat idle; at or above, it worked for nothing.
+    assert _rules([_run(1, 100, 1.0), _run(2, 80, cpu)]) == [found]
+
+
+def test_on_many_cores_a_middling_cpu_is_still_a_finding():
+    # 16 cores, e = 0.6 with 6 cores busy: between the old absolute 1.25 cores and 75 %, nothing fired.
+    speedup = 1 / (0.6 * (1 - 1 / 16) + 1 / 16)
+    assert _rules([_run(1, 100, 1.0), _run(16, 100 / speedup, 6.0)]) == [["serial"]]
+
+
+def test_slower_than_the_first_point_is_a_slowdown_not_a_serial_fraction():
+    # speedup 0.4: e = 4, which is no serial fraction; the slowdown rule says it, with the intervals apart.
+    assert _rules([_run(1, 100, 1.0), _run(2, 250, 1.9)]) == [["slowdown"]]
+    assert not _finding([_run(1, 100, 1.0), _run(2, 250, 1.9)], "slowdown").weak
+
+
+def test_karp_flatt_is_read_as_a_trend_along_three_points_and_called_weak_at_two():
+    two = _finding([_run(1, 100, 1.0), _run(2, 80, 1.0)], "serial")
+    assert two.weak.startswith("two points only")
+    # e = 0.2 at 2 cores (s = 1.667), 0.8 at 4 (s = 1.176): rising, the mark of overhead growing with p.
+    rising = _finding([_run(1, 100, 1.0), _run(2, 60, 1.2), _run(4, 85, 1.3)], "serial")
+    assert not rising.weak and "e rises along the sweep (0.20, 0.80)" in rising.text
+    steady = _finding([_run(1, 100, 1.0), _run(2, 75, 1.0), _run(4, 62.5, 1.0)], "serial")
+    assert "e steady along the sweep (0.50, 0.50)" in steady.text
+
+
+# -- slowdown ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ms, found", [(112, ["slowdown"]), (108, [])])
+def test_slowdown_fires_just_below_its_speedup(ms, found):
+    # speedup 100/112 = 0.89 < 0.9; 100/108 = 0.93. CPU idle, e > 1: no serial finding either.
+    assert _rules([_run(1, 100, 1.0), _run(2, ms, 1.0)]) == [found]
+
+
+def test_a_slowdown_within_the_noise_is_no_finding():
+    # speedup 0.8 on medians, but iterations spread ±30 %: the medians' intervals overlap.
+    assert _rules([_run(1, 100, 1.0, jitter=0.3), _run(2, 125, 1.0, jitter=0.3)]) == [[]]
+
+
+def test_a_slowdown_without_intervals_is_said_to_lack_evidence():
+    found = _finding([_run(1, 100, 1.0, jitter=0), _run(2, 200, 1.0, jitter=0)], "slowdown")
+    assert "no interval" in found.weak
+
+
+# -- oversubscribed --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("running, delay, found", [(3, 0.3, ["oversubscribed"]), (2, 0.3, []), (3, 0.2, [])])
+def test_oversubscribed_needs_both_runnable_threads_per_core_and_run_delay(running, delay, found):
+    # 2 cores: 3 running or runnable is 1.5 per core (> 1), 2 is 1.0 (not more than one per core).
+    assert _rules([_run(2, 100, 2.0, running=running, delay_share=delay)]) == [found]
+
+
+def test_four_spinning_threads_on_two_cores_are_oversubscribed_and_idle_service_threads_are_not():
+    spinning = _run(2, 100, 2.0, running=4, threads=4, delay_share=0.5)
+    idle_jvm = _run(2, 100, 1.0, variant="x/jvm", running=1, threads=40, delay_share=0.3)
+    assert _rules([spinning, idle_jvm]) == [[], ["oversubscribed"]]   # x/jvm, then x/y
+
+
+# -- blocked pool and waiting, and the coverage check ---------------------------------------------------------------
+
+@pytest.mark.parametrize("running, busy, found", [(0, 8, ["blocked-pool"]), (0, 7, ["waiting"]), (1, 8, [])])
+def test_blocked_pool_needs_sleepers_and_a_burst_of_busy_threads(running, busy, found):
+    # max(8, 4 × 2 cores) = 8 busy threads in one sample; without the burst, the sleepers are only waiting.
+    assert _rules([_run(2, 100, 0.05, running=running, busy=busy, threads=20)]) == [found]
+
+
+def test_too_few_samples_lower_a_thread_state_finding_to_not_enough_evidence():
+    found = _finding([_run(2, 100, 0.05, running=0, samples=5)], "waiting")
+    assert found.weak == "5 thread-state samples in a run, fewer than 10"
+    assert "not enough evidence" in str(found)
+    untracked = _finding([_run(2, 100, 0.05, running=0, untracked=3)], "waiting")
+    assert "3 threads of a run not followed" in untracked.weak
+
+
+def test_a_program_that_mostly_waits_is_waiting():
+    assert _rules([_run(2, 100, 0.01, running=0)]) == [["waiting"]]
+
+
+# -- hand-off ------------------------------------------------------------------------------------------------------
+
+def test_hand_off_fires_where_the_sweep_does_not_scale_and_not_where_it_does():
+    scales = [_run(1, 100, 1.0, switches=50_000), _run(2, 52, 1.95, switches=50_000)]
+    stuck = [_run(1, 100, 1.0, switches=50_000, variant="x/z"), _run(2, 95, 1.95, switches=50_000, variant="x/z")]
+    assert _rules(scales + stuck) == [[], ["hand-off", "overhead"]]
+
+
+@pytest.mark.parametrize("switches, found", [(20_000, ["hand-off"]), (19_000, [])])
+def test_hand_off_on_a_single_point_says_scaling_is_not_measured(switches, found):
+    runs = [_run(2, 100, 1.0, switches=switches)]
+    assert _rules(runs) == [found]
+    if found:
+        assert "whether it scales is not measured here" in _finding(runs, "hand-off").text
+
+
+# -- memory --------------------------------------------------------------------------------------------------------
 
 def test_memory_that_grows_through_the_run_is_found_and_a_flat_one_is_not():
     growing = _run(2, 100, 1.9, rss=lambda t: (20 << 20) + t * (2 << 20))
     flat = _run(2, 100, 1.9, variant="x/z")
-    found = _rules([growing, flat])
-    assert found == {"b x/y 100": ["memory"], "b x/z 100": []}
+    assert _rules([growing, flat]) == [["memory"], []]
 
 
-def test_a_program_that_mostly_waits_is_waiting():
-    assert list(_rules([_run(2, 100, 0.01, running=0)]).values()) == [["waiting"]]
-
+# -- what counts as parallelism ------------------------------------------------------------------------------------
 
 def test_an_option_that_is_not_parallelism_never_reads_as_slowdown():
     runs = [_run(2, 100, 1.0, options={"config": "all"}), _run(2, 300, 1.0, options={"config": "none"})]
-    (d,) = diagnose(summarise(runs))
+    (d,) = _diagnoses(runs)
     assert d.dimension == "config" and [f.rule.name for f in d.findings] == []
 
 
-def test_window_sweeps_count_parallelism_up_to_the_cores():
+def test_only_the_benchmarks_declared_option_is_parallelism():
     runs = [_run(2, 100, 1.0, options={"window": "1"}), _run(2, 98, 1.0, options={"window": "2"}),
             _run(2, 99, 1.0, options={"window": "4"})]
-    (d,) = diagnose(summarise(runs))
+    (undeclared,) = _diagnoses(runs)
+    assert [p.parallelism for p in undeclared.points] == [None, None, None] and not undeclared.findings
+    # An integer option like wait_ms=1,100 must not read as p = 1 → 2; window, declared, is capped at the cores.
+    (d,) = _diagnoses(runs, replace(PLAIN, parallelism_option="window"))
     assert [p.parallelism for p in d.points] == [1.0, 2.0, 2.0]
     assert [f.rule.name for f in d.findings] == ["serial"]
 
 
-def test_every_rule_is_documented_with_a_threshold_and_a_meaning():
+# -- growth --------------------------------------------------------------------------------------------------------
+
+def _sized(exponent: float, variant="x/y", last_status=RunStatus.OK, stall=None):
+    runs = [_run(1, 10 * (n / 1000) ** exponent, 1.0, param=str(n), variant=variant) for n in (1000, 2000, 4000)]
+    return runs + [_run(1, 10 * 8 ** exponent, 1.0, param="8000", variant=variant, status=last_status, stall=stall)]
+
+
+LINEAR = replace(PLAIN, growth_exponent=1.0)
+
+
+@pytest.mark.parametrize("exponent, found", [(1.15, ["superlinear"]), (1.05, [])])
+def test_growth_beyond_the_declared_exponent_is_super_linear(exponent, found):
+    assert _rules(_sized(exponent), LINEAR) == [found]
+
+
+def test_without_a_declared_exponent_growth_is_never_judged():
+    # fib, nqueens and matmul grow exponentially or cubically by design.
+    assert _rules(_sized(3.0)) == [[]]
+
+
+def test_a_stall_at_the_largest_size_is_not_growth_but_a_timeout_while_computing_is():
+    stalled = _sized(1.0, last_status=RunStatus.TIMEOUT, stall=True)
+    computing = _sized(1.0, variant="x/z", last_status=RunStatus.TIMEOUT, stall=False)
+    assert _rules(stalled + computing, LINEAR) == [["stall"], ["superlinear"]]
+
+
+# -- the documented table and the JSON ---------------------------------------------------------------------------
+
+def test_every_rule_is_documented_with_a_threshold_a_meaning_and_a_next_step():
     assert len({r.name for r in RULES}) == len(RULES)
     for rule in RULES:
-        assert rule.fires_when and rule.means and (rule.point or rule.sweep)
+        assert rule.fires_when and rule.means and rule.next_step and (rule.point or rule.sweep)
+        assert any(c.isdigit() for c in rule.fires_when), rule.name   # the threshold is stated
+
+
+def test_the_json_document_has_its_version_and_matches_its_schema():
+    runs = [_run(1, 100, 1.0), _run(2, 80, 1.0), _run(2, 100, 0.05, variant="x/z", running=0, samples=5)]
+    document = json.loads(json.dumps(explain.as_document(_diagnoses(runs))))
+    schema = json.loads((resources.files("concbench") / "schema" / "explain-v1.schema.json").read_text())
+    Draft202012Validator.check_schema(schema)
+    Draft202012Validator(schema).validate(document)
+    assert document["format_version"] == 1
+    findings = [f for sweep in document["sweeps"] for f in sweep["findings"]]
+    assert {f["rule"] for f in findings} == {"serial", "waiting"}
+    serial = next(f for f in findings if f["rule"] == "serial")
+    assert serial["threshold"] == "e = 0.60 ≥ 0.5 and CPU 1.00 < 75% of 2 cores"
+    assert serial["next_step"] and serial["means"] and serial["coverage"].startswith("two points only")

@@ -27,10 +27,14 @@ class Evidence:
     threads_peak: int | None
     busy_peak: int | None            # most threads that used CPU within one sample interval
     asleep_share: float | None       # share of samples with no thread running or runnable
+    runnable_per_core: float | None  # threads running or runnable per core, the mean over the samples
     rss_early: int | None            # resident bytes after start-up, and at the end
     rss_late: int | None
     stalled_runs: int
     runs: int
+    # Coverage: the fewest thread-state samples any run has, and the most threads the observer did not follow.
+    fewest_samples: int = 0
+    untracked: int | None = None
 
     @property
     def rss_growth(self) -> float | None:
@@ -59,6 +63,11 @@ def _delay_share(run: RunRecord) -> float | None:
 def _asleep_share(run: RunRecord) -> float | None:
     states = [s.running for s in run.samples if s.running is not None]
     return sum(1 for r in states if r == 0) / len(states) if states else None
+
+
+def _runnable_per_core(run: RunRecord) -> float | None:
+    states = [s.running for s in run.samples if s.running is not None]
+    return sum(states) / len(states) / run.cores if states else None
 
 
 def _busy_peak(run: RunRecord) -> int | None:
@@ -92,8 +101,11 @@ def of_runs(runs: list[RunRecord]) -> Evidence:
         threads_peak=max(threads) if threads else None,
         busy_peak=max(busy) if busy else None,
         asleep_share=_median(_asleep_share(r) for r in observed),
+        runnable_per_core=_median(_runnable_per_core(r) for r in observed),
         rss_early=_median(early for early, _ in rss),
         rss_late=_median(late for _, late in rss),
         stalled_runs=sum(1 for r in observed if r.stall),
         runs=len(observed),
+        fewest_samples=min((sum(1 for s in r.samples if s.running is not None) for r in observed), default=0),
+        untracked=max((r.threads_untracked for r in observed if r.threads_untracked is not None), default=None),
     )

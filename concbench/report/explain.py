@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 
-from ..catalog import value_order
+from ..catalog import Benchmark, value_order
 from . import growth
 from .evidence import Evidence, of_runs
 from .scaling import value_of
@@ -24,20 +24,25 @@ from .summary import SeriesSummary
 from .units import fmt_bytes
 
 # Thresholds, each used by one rule below.
-SERIAL_FRACTION = 0.5          # Karp–Flatt e at the widest point of a sweep
-SERIAL_CPU_CORES = 1.25        # ... while the process kept at most this many cores busy
-OVERHEAD_CPU_SHARE = 0.75      # ... or at least this share of the cores busy: they work, but not for speed
-SLOWDOWN_SPEEDUP = 0.9         # more parallelism, less speed
+SERIAL_FRACTION = 0.5          # Karp–Flatt e at the widest point of a sweep (up to 1: beyond, it is slower)
+BUSY_SHARE = 0.75              # CPU below this share of the cores: they sit idle (serial); at or above: busy
+KARP_FLATT_RISE = 0.1          # e rising by more than this along the sweep: overhead that grows with parallelism
+SLOWDOWN_SPEEDUP = 0.9         # more parallelism, less speed (and the medians' intervals apart)
 OVERSUBSCRIBED_DELAY = 0.25    # run delay per core, as a share of wall time
-OVERSUBSCRIBED_WIDTH = 2       # ... with more than this many threads per core
+OVERSUBSCRIBED_RUNNABLE = 1.0  # ... with more threads running or runnable per core than this, on average
 BLOCKED_ASLEEP = 0.5           # share of samples with no thread running
 BLOCKED_BUSY = 8               # ... while at least max(this, BLOCKED_BUSY_PER_CORE × cores) threads ran in one sample
 BLOCKED_BUSY_PER_CORE = 4
-HANDOFF_SWITCHES = 20_000      # voluntary context switches per second per core
+HANDOFF_SWITCHES = 20_000      # voluntary context switches per second per core ...
+HANDOFF_EFFICIENCY = 0.8       # ... where the sweep does not scale (efficiency below this at its widest point)
+SPIN_INVOLUNTARY = 1_000       # involuntary switches per second per core worth naming (preemption, yielding spins)
 MEMORY_GROWTH = 2.0            # resident size at the end over resident size after start-up
 MEMORY_GROWTH_BYTES = 64 << 20  # ... and at least this much more
 WAITING_ASLEEP = 0.9           # every thread asleep this share of the time ...
 WAITING_CPU_SHARE = 0.1        # ... using under this share of the cores
+GROWTH_MARGIN = 0.1            # fitted exponent above the benchmark's declared one by more than this
+GROWTH_LOCAL_MARGIN = 0.3      # ... or the slope between the two largest sizes by at least this
+MIN_SAMPLES = 10               # thread-state samples a run needs before its thread-state evidence counts
 
 
 @dataclass(frozen=True)
@@ -64,24 +69,39 @@ class Diagnosis:
     fit: growth.GrowthFit | None = None
     point_rules: bool = True       # False where another sweep already judges these points
     findings: tuple["Finding", ...] = field(default=())
+    expected_growth: float | None = None   # the benchmark's declared log-log exponent (growth sweeps)
+
+
+@dataclass(frozen=True)
+class Fired:
+    """What a rule's check returns when it fires."""
+
+    strength: float    # how far past the threshold: ranks findings of one rule
+    text: str          # the numbers behind it
+    crossed: str       # the threshold crossed, with the value that crossed it
+    at: str = ""       # where, for a sweep rule (a point rule's places are the points where it fired)
+    weak: str = ""     # why the evidence is too thin to be sure, or ""
 
 
 @dataclass(frozen=True)
 class Finding:
     rule: "Rule"
     text: str          # the numbers behind it
-    strength: float    # how far past the threshold: ranks findings of one rule
+    strength: float
     at: str = ""       # the point(s) where it fired
     at_widest: bool = True   # it holds at the sweep's widest point (else it ranks after those that do)
+    crossed: str = ""
+    weak: str = ""     # set: "not enough evidence", said with the reason, and ranked after the others
 
     def __str__(self) -> str:
         where = f" (at {self.at})" if self.at else ""
-        return f"{self.rule.title}: {self.text}{where}"
+        weak = f" [not enough evidence: {self.weak}]" if self.weak else ""
+        return f"{self.rule.title}: {self.text}{where}{weak}"
 
 
-# A check returns (strength, text) when its rule fires.
-PointCheck = Callable[[Point], tuple[float, str] | None]
-SweepCheck = Callable[[Diagnosis], tuple[float, str, str] | None]
+# A check returns a Fired when its rule fires: a point rule at one point of its sweep, a sweep rule on the sweep.
+PointCheck = Callable[[Point, "Diagnosis"], Fired | None]
+SweepCheck = Callable[["Diagnosis"], Fired | None]
 
 
 @dataclass(frozen=True)
@@ -90,6 +110,7 @@ class Rule:
     title: str          # what the finding is called
     fires_when: str     # the rule and its thresholds, in words (the documented table)
     means: str          # what it usually means
+    next_step: str      # one thing to try
     point: PointCheck | None = None
     sweep: SweepCheck | None = None
     unless: tuple[str, ...] = ()   # rules whose finding already says more: this one is then left out
@@ -107,14 +128,23 @@ def _cores_text(e: Evidence) -> str:
     return f"CPU {e.cpu_cores:.2f} of {_on(e.cores)}"
 
 
-def _stall(point: Point) -> tuple[float, str] | None:
+def _coverage(e: Evidence) -> str:
+    """Why the thread-state evidence of a point is too thin, or ""."""
+    if e.fewest_samples < MIN_SAMPLES:
+        return f"{e.fewest_samples} thread-state samples in a run, fewer than {MIN_SAMPLES}"
+    if e.untracked:
+        return f"{e.untracked} threads of a run not followed by the observer"
+    return ""
+
+
+def _stall(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if not e.stalled_runs:
         return None
     extra = f", every thread asleep in {_pct(e.asleep_share)} of samples" if e.asleep_share is not None else ""
     threads = f", {e.threads_peak} threads" if e.threads_peak is not None else ""
-    return e.stalled_runs, (f"{e.stalled_runs} of {e.runs} runs timed out with no CPU used in their last 2 s"
-                            f"{threads}{extra}")
+    return Fired(e.stalled_runs, f"{e.stalled_runs} of {e.runs} runs timed out with no CPU used in their last 2 s"
+                 f"{threads}{extra}", "a timeout with under 0.1 s of CPU in the last 2 s")
 
 
 def _widest(d: Diagnosis) -> Point | None:
@@ -123,96 +153,152 @@ def _widest(d: Diagnosis) -> Point | None:
     return judged[-1] if judged else None
 
 
-def _serial(d: Diagnosis) -> tuple[float, str, str] | None:
+def _karp_flatt_trend(d: Diagnosis) -> tuple[str, str]:
+    """How e moves as the parallelism grows (the reading Karp–Flatt is made for), and why it is weak, if so."""
+    judged = [p for p in d.points[1:] if p.karp_flatt is not None]
+    if len(judged) < 2:
+        return "", "two points only: Karp–Flatt read from one speedup"
+    values = ", ".join(f"{p.karp_flatt:.2f}" for p in judged)
+    rise = judged[-1].karp_flatt - judged[0].karp_flatt
+    if rise > KARP_FLATT_RISE:
+        return f"; e rises along the sweep ({values}): overhead that grows with the parallelism", ""
+    if rise < -KARP_FLATT_RISE:
+        return f"; e falls along the sweep ({values}): a fixed cost that the added work dilutes", ""
+    return f"; e steady along the sweep ({values}): a fixed serial part", ""
+
+
+def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
+    """serial (busy False) and overhead (busy True): e ≥ SERIAL_FRACTION at the widest point, the cores idle or busy."""
     p = _widest(d)
-    if p is None or p.evidence.cpu_cores is None:
+    if p is None or p.evidence.cpu_cores is None or not SERIAL_FRACTION <= p.karp_flatt <= 1:
+        return None   # e > 1 is a slowdown, which its own rule judges with the intervals
+    e = p.evidence
+    if (e.cpu_cores >= BUSY_SHARE * e.cores) != busy:
         return None
-    if p.karp_flatt >= SERIAL_FRACTION and p.evidence.cpu_cores <= SERIAL_CPU_CORES:
-        return p.karp_flatt, (f"{_cores_text(p.evidence)}, Karp–Flatt e = {p.karp_flatt:.2f}, "
-                              f"speedup {p.speedup:.2f}"), f"{d.dimension}={p.value}"
-    return None
+    trend, weak = _karp_flatt_trend(d)
+    spins = (f"; {e.involuntary_rate:,.0f} involuntary switches/s per core: preempted or yielding while it spins"
+             if busy and e.involuntary_rate is not None and e.involuntary_rate >= SPIN_INVOLUNTARY else "")
+    relation = "≥" if busy else "<"
+    return Fired(p.karp_flatt, f"{_cores_text(e)}, speedup {p.speedup:.2f}, Karp–Flatt e = {p.karp_flatt:.2f}"
+                 f"{trend}{spins}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION} and CPU {e.cpu_cores:.2f} "
+                 f"{relation} {BUSY_SHARE:.0%} of {_on(e.cores)}", f"{d.dimension}={p.value}", weak)
 
 
-def _overhead(d: Diagnosis) -> tuple[float, str, str] | None:
-    p = _widest(d)
-    if p is None or p.evidence.cpu_cores is None:
+def _serial(d: Diagnosis) -> Fired | None:
+    return _scaling_fraction(d, busy=False)
+
+
+def _overhead(d: Diagnosis) -> Fired | None:
+    return _scaling_fraction(d, busy=True)
+
+
+def _apart(first: Point, p: Point) -> bool | None:
+    """Whether p's median is above first's with their bootstrap intervals apart; None without intervals."""
+    a, b = first.series.stats, p.series.stats
+    if a is None or b is None or a.median_ci_high is None or b.median_ci_low is None:
         return None
-    busy = p.evidence.cpu_cores >= OVERHEAD_CPU_SHARE * p.evidence.cores
-    if p.karp_flatt >= SERIAL_FRACTION and busy:
-        return p.karp_flatt, (f"{_cores_text(p.evidence)} but speedup {p.speedup:.2f}, "
-                              f"Karp–Flatt e = {p.karp_flatt:.2f}"), f"{d.dimension}={p.value}"
-    return None
+    return b.median_ci_low > a.median_ci_high
 
 
-def _slowdown(d: Diagnosis) -> tuple[float, str, str] | None:
+def _slowdown(d: Diagnosis) -> Fired | None:
+    first = d.points[0]
     slower = [p for p in d.points[1:] if p.speedup is not None and p.speedup < SLOWDOWN_SPEEDUP
-              and p.parallelism is not None and p.parallelism > 1]
+              and p.parallelism is not None and p.parallelism > 1 and _apart(first, p) is not False]
     if not slower:
         return None
     worst = min(slower, key=lambda p: p.speedup)
-    first = d.points[0]
     cpu = f"; {_cores_text(worst.evidence)}" if worst.evidence.cpu_cores is not None else ""
-    return 1 / worst.speedup, (f"{d.dimension}={worst.value} takes {1 / worst.speedup:.2f}× as long as "
-                               f"{d.dimension}={first.value} (speedup {worst.speedup:.2f}){cpu}"), ""
+    weak = "" if _apart(first, worst) else "no interval of a median (fewer than 3 iterations)"
+    return Fired(1 / worst.speedup, f"{d.dimension}={worst.value} takes {1 / worst.speedup:.2f}× as long as "
+                 f"{d.dimension}={first.value} (speedup {worst.speedup:.2f}){cpu}",
+                 f"speedup {worst.speedup:.2f} < {SLOWDOWN_SPEEDUP}, the medians' intervals apart", "", weak)
 
 
-def _oversubscribed(point: Point) -> tuple[float, str] | None:
+def _oversubscribed(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
-    if e.delay_share is None or e.threads_peak is None:
+    if e.delay_share is None or e.runnable_per_core is None:
         return None
-    if e.delay_share >= OVERSUBSCRIBED_DELAY and e.threads_peak > OVERSUBSCRIBED_WIDTH * e.cores:
-        return e.delay_share, (f"{e.threads_peak} threads on {_on(e.cores)}, run delay {_pct(e.delay_share)} "
-                               "of wall per core")
+    if e.delay_share >= OVERSUBSCRIBED_DELAY and e.runnable_per_core > OVERSUBSCRIBED_RUNNABLE:
+        threads = f" ({e.threads_peak} threads)" if e.threads_peak is not None else ""
+        return Fired(e.delay_share, f"{e.runnable_per_core:.1f} threads running or runnable per core{threads} on "
+                     f"{_on(e.cores)}, run delay {_pct(e.delay_share)} of wall per core",
+                     f"run delay {_pct(e.delay_share)} ≥ {OVERSUBSCRIBED_DELAY:.0%} with {e.runnable_per_core:.1f} "
+                     f"> {OVERSUBSCRIBED_RUNNABLE:g} runnable per core", weak=_coverage(e))
     return None
 
 
-def _blocked(point: Point) -> tuple[float, str] | None:
+def _blocked(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if e.asleep_share is None or e.busy_peak is None:
         return None
-    if e.asleep_share >= BLOCKED_ASLEEP and e.busy_peak >= max(BLOCKED_BUSY, BLOCKED_BUSY_PER_CORE * e.cores):
+    busy = max(BLOCKED_BUSY, BLOCKED_BUSY_PER_CORE * e.cores)
+    if e.asleep_share >= BLOCKED_ASLEEP and e.busy_peak >= busy:
         cpu = f", {_cores_text(e)}" if e.cpu_cores is not None else ""
-        return e.asleep_share, (f"every thread asleep in {_pct(e.asleep_share)} of samples, yet up to "
-                                f"{e.busy_peak} threads ran within one sample ({e.threads_peak} threads on "
-                                f"{_on(e.cores)}){cpu}")
+        return Fired(e.asleep_share, f"every thread asleep in {_pct(e.asleep_share)} of samples, yet up to "
+                     f"{e.busy_peak} threads ran within one sample ({e.threads_peak} threads on {_on(e.cores)}){cpu}",
+                     f"asleep {_pct(e.asleep_share)} ≥ {BLOCKED_ASLEEP:.0%} with {e.busy_peak} ≥ {busy} threads busy "
+                     "in one sample", weak=_coverage(e))
     return None
 
 
-def _handoff(point: Point) -> tuple[float, str] | None:
+def _handoff(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if e.voluntary_rate is None or e.voluntary_rate < HANDOFF_SWITCHES:
         return None
-    return e.voluntary_rate / HANDOFF_SWITCHES, (f"{e.voluntary_rate:,.0f} voluntary switches/s per core "
-                                                 f"({e.involuntary_rate:,.0f} involuntary)")
+    widest = _widest(d)
+    if widest is not None and widest.efficiency is not None and widest.efficiency >= HANDOFF_EFFICIENCY:
+        return None   # it scales: switching is how it works, not what holds it back
+    scaling = "" if widest is not None else "; whether it scales is not measured here"
+    involuntary = f" ({e.involuntary_rate:,.0f} involuntary)" if e.involuntary_rate is not None else ""
+    return Fired(e.voluntary_rate / HANDOFF_SWITCHES,
+                 f"{e.voluntary_rate:,.0f} voluntary switches/s per core{involuntary}{scaling}",
+                 f"{e.voluntary_rate:,.0f} ≥ {HANDOFF_SWITCHES:,} voluntary switches/s per core"
+                 + (f", efficiency {widest.efficiency:.2f} < {HANDOFF_EFFICIENCY}" if widest is not None else ""))
 
 
-def _memory(point: Point) -> tuple[float, str] | None:
+def _memory(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     growth_factor = e.rss_growth
     if growth_factor is None or growth_factor < MEMORY_GROWTH or e.rss_late - e.rss_early < MEMORY_GROWTH_BYTES:
         return None
-    return growth_factor, (f"resident size {fmt_bytes(int(e.rss_early))} after start-up, "
-                           f"{fmt_bytes(int(e.rss_late))} at the end (×{growth_factor:.1f})")
+    return Fired(growth_factor, f"resident size {fmt_bytes(int(e.rss_early))} after start-up, "
+                 f"{fmt_bytes(int(e.rss_late))} at the end (×{growth_factor:.1f})",
+                 f"×{growth_factor:.1f} ≥ ×{MEMORY_GROWTH:g} and {fmt_bytes(int(e.rss_late - e.rss_early))} ≥ "
+                 f"{fmt_bytes(MEMORY_GROWTH_BYTES)} more")
 
 
-def _superlinear(d: Diagnosis) -> tuple[float, str, str] | None:
-    fit = d.fit
-    if fit is None or not fit.superlinear:
+def _superlinear(d: Diagnosis) -> Fired | None:
+    """Growth beyond the benchmark's declared exponent; a larger size that timed out while computing (not stalled)
+    counts, a stall never does."""
+    fit, expected = d.fit, d.expected_growth
+    if fit is None or expected is None:
         return None
-    sizes = [p.value for p in d.points]
+    crossed = []
+    if fit.exponent is not None and fit.exponent > expected + GROWTH_MARGIN:
+        crossed.append(f"exponent {fit.exponent:.2f} > {expected:g} + {GROWTH_MARGIN}")
+    if fit.local_last is not None and fit.local_last >= expected + GROWTH_LOCAL_MARGIN:
+        crossed.append(f"{fit.local_last:.2f} between the two largest ≥ {expected:g} + {GROWTH_LOCAL_MARGIN}")
+    computing = [p for p in d.points if p.series.statuses.get("timeout", 0) > p.evidence.stalled_runs]
+    if computing:
+        crossed.append(f"{d.dimension}={computing[0].value} timed out while computing")
+    if not crossed:
+        return None
+    sizes = ", ".join(p.value for p in d.points)
     parts = [f"exponent {fit.exponent:.2f}" if fit.exponent is not None else "",
-             f"{fit.local_last:.2f} between the two largest" if fit.local_last is not None else "",
-             "a larger size timed out" if fit.timed_out else ""]
-    return (fit.exponent or 1.0), ", ".join(p for p in parts if p) + f" over {d.dimension} = {', '.join(sizes)}", ""
+             f"{fit.local_last:.2f} between the two largest" if fit.local_last is not None else ""]
+    return Fired(fit.exponent or 1.0, ", ".join(p for p in parts if p) + f" over {d.dimension} = {sizes} "
+                 f"(expected {expected:g})", "; ".join(crossed))
 
 
-def _waiting(point: Point) -> tuple[float, str] | None:
+def _waiting(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if e.asleep_share is None or e.cpu_cores is None:
         return None
     if e.asleep_share >= WAITING_ASLEEP and e.cpu_cores < WAITING_CPU_SHARE * e.cores:
-        return e.asleep_share, (f"every thread asleep in {_pct(e.asleep_share)} of samples, "
-                                f"{_cores_text(e)}: the time goes to waiting, not computing")
+        return Fired(e.asleep_share, f"every thread asleep in {_pct(e.asleep_share)} of samples, "
+                     f"{_cores_text(e)}: the time goes to waiting, not computing",
+                     f"asleep {_pct(e.asleep_share)} ≥ {WAITING_ASLEEP:.0%} and CPU {e.cpu_cores:.2f} < "
+                     f"{WAITING_CPU_SHARE:.0%} of {_on(e.cores)}", weak=_coverage(e))
     return None
 
 
@@ -220,41 +306,60 @@ RULES: tuple[Rule, ...] = (
     Rule("stall", "stalled",
          "a run timed out having used under 0.1 s of CPU in its last 2 s",
          "nothing can make progress: every thread waits on work that cannot run (a pool exhausted by blocking "
-         "waits, a deadlock)", point=_stall),
+         "waits, a deadlock)",
+         "find what the threads wait on (a stack dump: gdb -p, jstack) and make that wait non-blocking",
+         point=_stall),
     Rule("oversubscribed", "oversubscribed",
-         f"run delay ≥ {OVERSUBSCRIBED_DELAY:.0%} of wall per core and more than {OVERSUBSCRIBED_WIDTH} threads per core",
-         "more runnable threads than cores: they queue for a CPU and preempt each other", point=_oversubscribed),
+         f"run delay ≥ {OVERSUBSCRIBED_DELAY:.0%} of wall per core and more than {OVERSUBSCRIBED_RUNNABLE:g} "
+         "threads running or runnable per core on average",
+         "more runnable threads than cores: they queue for a CPU and preempt each other",
+         "cap the threads doing work at the cores (a fixed pool, a bounded window)", point=_oversubscribed),
     Rule("blocked-pool", "blocked pool",
          f"no thread running in ≥ {BLOCKED_ASLEEP:.0%} of samples while ≥ max({BLOCKED_BUSY}, "
          f"{BLOCKED_BUSY_PER_CORE} × cores) threads ran within one sample",
          "blocking waits hold a pool's threads: work waits for a free thread, and the runtime widens the pool",
+         "replace the blocking waits in pool tasks with suspension (await, a callback) or move them off the pool",
          point=_blocked),
     Rule("hand-off", "hand-off bound",
-         f"≥ {HANDOFF_SWITCHES:,} voluntary context switches per second per core",
+         f"≥ {HANDOFF_SWITCHES:,} voluntary context switches per second per core, where the sweep does not scale "
+         f"(efficiency < {HANDOFF_EFFICIENCY} at its widest point) or scaling is not measured",
          "work moves between threads item by item (a queue, a lock, a rendezvous): each step costs a sleep and "
-         "a wake-up", point=_handoff),
+         "a wake-up",
+         "batch the items handed over, or use a runtime with direct hand-off (the waker runs the woken)",
+         point=_handoff),
     Rule("serial", "serial bottleneck",
-         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} and CPU ≤ {SERIAL_CPU_CORES} cores",
-         "one thread at a time does the work (a lock, a single queue or actor, a sequential phase)", sweep=_serial),
+         f"at the sweep's widest point {SERIAL_FRACTION} ≤ Karp–Flatt e ≤ 1 with CPU < {BUSY_SHARE:.0%} of the "
+         "cores (read as a trend where the sweep has three points or more)",
+         "one thread at a time does the work (a lock, a single queue or actor, a sequential phase)",
+         "find the shared lock or queue (a profile of the widest point) and split it, or shorten what it guards",
+         sweep=_serial),
     Rule("overhead", "busy, not faster",
-         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} with CPU ≥ {OVERHEAD_CPU_SHARE:.0%} of the cores",
+         f"at the sweep's widest point {SERIAL_FRACTION} ≤ Karp–Flatt e ≤ 1 with CPU ≥ {BUSY_SHARE:.0%} of the "
+         "cores",
          "the added cores work, but not for speed: spinning, contention on shared data, duplicated work",
+         "profile the widest point (perf record): look for spin loops, atomics on one cache line, repeated work",
          sweep=_overhead),
     Rule("slowdown", "slower with more parallelism",
-         f"speedup below {SLOWDOWN_SPEEDUP} at a point past the first", "coordination costs more than the added "
-         "cores give: see the evidence beside it", sweep=_slowdown),
+         f"speedup below {SLOWDOWN_SPEEDUP} at a point past the first, the two medians' bootstrap intervals apart",
+         "coordination costs more than the added cores give: see the evidence beside it",
+         "run at the parallelism that was fastest, then look at what the extra workers share", sweep=_slowdown),
     Rule("memory", "memory grows",
          f"resident size at the end ≥ {MEMORY_GROWTH}× its size after the first tenth of the run, and "
          f"≥ {MEMORY_GROWTH_BYTES >> 20} MiB more",
-         "something accumulates during the run: unbounded queues, retained results, a leak", point=_memory),
+         "something accumulates during the run: unbounded queues, retained results, a leak",
+         "bound the queues (backpressure) and check what holds the results", point=_memory),
     Rule("superlinear", "super-linear growth",
-         f"log-log exponent of time over the parameter > {growth.SUPERLINEAR_EXPONENT}, or ≥ "
-         f"{growth.SUPERLINEAR_LOCAL_EXPONENT} between the two largest sizes, or a larger size timed out",
-         "the cost per item grows with the number of items (quadratic bookkeeping)", sweep=_superlinear),
+         f"where the benchmark declares its growth exponent g: log-log exponent > g + {GROWTH_MARGIN}, or ≥ "
+         f"g + {GROWTH_LOCAL_MARGIN} between the two largest sizes, or a larger size timed out while computing "
+         "(a stall is not growth)",
+         "the cost per item grows with the number of items (quadratic bookkeeping)",
+         "time one item at two sizes and look for a structure scanned per insert (a list, an array shift)",
+         sweep=_superlinear),
     Rule("waiting", "waiting",
          f"no thread running in ≥ {WAITING_ASLEEP:.0%} of samples and CPU under {WAITING_CPU_SHARE:.0%} of the "
          "cores, unless stalled or blocked pool fired",
          "the program mostly waits (timers, I/O, other processes): its time is not computing time",
+         "check the waits are meant (sleeps, timeouts); if not, find what the threads wait on",
          point=_waiting, unless=("stall", "blocked-pool")),
 )
 RANK = {rule.name: i for i, rule in enumerate(RULES)}
@@ -262,27 +367,29 @@ RANK = {rule.name: i for i, rule in enumerate(RULES)}
 
 # -- the sweeps --------------------------------------------------------------------------
 
-def _parallelism(dimension: str, value: str, cores: int) -> float | None:
-    """The parallelism a point allows: its cores, or an integer option's value capped at the cores."""
+def _parallelism(dimension: str, value: str, cores: int, knob: str) -> float | None:
+    """The parallelism a point allows: its cores, or the value of the benchmark's parallelism option (`knob`)
+    capped at the cores; None along any other option (a configuration, a wait) or a non-number."""
     if dimension == "cores":
         return float(value)
-    if value.isdigit() and int(value) > 0:
+    if dimension == knob and value.isdigit() and int(value) > 0:
         return float(min(int(value), cores))
     return None
 
 
-def _points(dimension: str, members: list[tuple[str, SeriesSummary]], scaling: bool = True) -> tuple[Point, ...]:
+def _points(dimension: str, members: list[tuple[str, SeriesSummary]], scaling: bool = True,
+            knob: str = "") -> tuple[Point, ...]:
     """The points of a sweep; with scaling, each one's speedup and efficiency against the first."""
     if not scaling or len(members) < 2:
         return tuple(Point(value, row, of_runs(list(row.runs))) for value, row in members)
     first_value, first = members[0]
     base = first.stats.median if first.stats is not None else None
-    p0 = _parallelism(dimension, first_value, first.cores)
+    p0 = _parallelism(dimension, first_value, first.cores, knob)
     points = []
     for value, row in members:
         here = row.stats.median if row.stats is not None else None
         speedup = base / here if base and here and not math.isnan(base) and not math.isnan(here) else None
-        p = _parallelism(dimension, value, row.cores)
+        p = _parallelism(dimension, value, row.cores, knob)
         relative = p / p0 if p is not None and p0 else None
         efficiency = karp_flatt = None
         if speedup is not None and relative is not None:
@@ -316,30 +423,33 @@ def _judge(d: Diagnosis) -> Diagnosis:
     found: list[Finding] = []
     for rule in RULES:
         if rule.point is not None and d.point_rules:
-            fired = [(p, result) for p in d.points if (result := rule.point(p)) is not None]
+            fired = [(p, result) for p in d.points if (result := rule.point(p, d)) is not None]
             if fired:
                 # The widest point where it fired speaks for the sweep: scaling is judged out there.
-                point, (strength, text) = fired[-1]
+                point, result = fired[-1]
                 at = ", ".join(f"{d.dimension}={p.value}" for p, _ in fired) if d.dimension else ""
-                found.append(Finding(rule, text, strength, at, point is d.points[-1]))
+                found.append(Finding(rule, result.text, result.strength, at, point is d.points[-1], result.crossed,
+                                     result.weak))
         if rule.sweep is not None and (result := rule.sweep(d)) is not None:
-            strength, text, at = result
-            found.append(Finding(rule, text, strength, at, True))
-    fired = {f.rule.name for f in found}
+            found.append(Finding(rule, result.text, result.strength, result.at, True, result.crossed, result.weak))
+    fired = {f.rule.name for f in found if not f.weak}
     found = [f for f in found if not fired.intersection(f.rule.unless)]
-    found.sort(key=lambda f: (not f.at_widest, RANK[f.rule.name], -f.strength))
-    return Diagnosis(d.title, d.dimension, d.points, d.fit, d.point_rules, tuple(found))
+    found.sort(key=lambda f: (bool(f.weak), not f.at_widest, RANK[f.rule.name], -f.strength))
+    return replace(d, findings=tuple(found))
 
 
-def diagnose(rows: list[SeriesSummary], param_name: Callable[[str], str] = lambda b: "param") -> list[Diagnosis]:
-    """Every sweep of the rows (cores, else a varying option), and growth over the parameter, judged."""
+def diagnose(rows: list[SeriesSummary], benchmarks: Mapping[str, Benchmark] | None = None) -> list[Diagnosis]:
+    """Every sweep of the rows (cores, else a varying option), and growth over the parameter, judged; what a
+    benchmark declares (its parameter's name, its parallelism option, its growth) from `benchmarks`."""
+    benchmarks = benchmarks or {}
     by_variant: dict[tuple, list[SeriesSummary]] = defaultdict(list)
     for row in rows:
         by_variant[(row.benchmark, row.label)].append(row)
     out = []
     for (benchmark, label), members in sorted(by_variant.items()):
+        spec = benchmarks.get(benchmark)
         dimension = _dimension(members)
-        grown = _growth(benchmark, label, members, bool(dimension), param_name(benchmark))
+        grown = _growth(benchmark, label, members, bool(dimension), spec)
         # Without another dimension, the growth sweeps judge their points; the rest stand alone.
         covered = set() if dimension else {id(p.series) for d in grown for p in d.points}
         sweeps: dict[tuple, list[tuple[str, SeriesSummary]]] = defaultdict(list)
@@ -352,13 +462,15 @@ def diagnose(rows: list[SeriesSummary], param_name: Callable[[str], str] = lambd
             sweep.sort(key=lambda m: value_order(m[0]))
             what = " ".join(x for x in (param, others, f"cores={cores}" if cores is not None and dimension else "") if x)
             out.append(_judge(Diagnosis(_title(benchmark, label, what, dimension), dimension,
-                                        _points(dimension, sweep))))
+                                        _points(dimension, sweep, knob=spec.parallelism_option if spec else ""))))
         out.extend(grown)
     return out
 
 
-def _growth(benchmark: str, label: str, members: list[SeriesSummary], swept: bool, name: str) -> list[Diagnosis]:
+def _growth(benchmark: str, label: str, members: list[SeriesSummary], swept: bool,
+            spec: Benchmark | None) -> list[Diagnosis]:
     """Time over the parameter, per cores and options, where at least two sizes are numbers (report/growth.py)."""
+    name = spec.param_name if spec else "param"
     out = []
     for series in sorted(growth.growth_series(members, {benchmark}), key=lambda g: (g.options, g.cores)):
         if len(series.rows) < 2:
@@ -366,22 +478,35 @@ def _growth(benchmark: str, label: str, members: list[SeriesSummary], swept: boo
         what = " ".join(x for x in (series.options, f"cores={series.cores}") if x)
         d = Diagnosis(_title(benchmark, label, what, name), name,
                       _points(name, [(r.param, r) for r in series.rows], scaling=False), series.fit,
-                      point_rules=not swept)
+                      point_rules=not swept, expected_growth=spec.growth_exponent if spec else None)
         out.append(_judge(d))
     return out
 
 
-def as_dict(d: Diagnosis) -> dict:
-    """A sweep as plain data (`explain --json`)."""
-    def point(p: Point) -> dict:
-        e = p.evidence
-        return {"value": p.value, "statuses": p.series.statuses, "median_ns": p.median_ns, "speedup": p.speedup,
-                "efficiency": p.efficiency, "karp_flatt": p.karp_flatt, "cpu_cores": e.cpu_cores,
-                "delay_share": e.delay_share, "voluntary_per_s_core": e.voluntary_rate,
-                "involuntary_per_s_core": e.involuntary_rate, "threads_peak": e.threads_peak,
-                "busy_peak": e.busy_peak, "asleep_share": e.asleep_share, "rss_early_bytes": e.rss_early,
-                "rss_late_bytes": e.rss_late, "stalled_runs": e.stalled_runs}
-    return {"title": d.title, "dimension": d.dimension, "points": [point(p) for p in d.points],
-            "growth_exponent": d.fit.exponent if d.fit else None,
-            "findings": [{"rule": f.rule.name, "finding": f.rule.title, "text": f.text, "at": f.at}
-                         for f in d.findings]}
+JSON_FORMAT_VERSION = 1   # `explain --json`, described by concbench/schema/explain-v1.schema.json
+
+
+def _point_dict(p: Point) -> dict:
+    e = p.evidence
+    return {"value": p.value, "statuses": p.series.statuses, "median_ns": p.median_ns, "speedup": p.speedup,
+            "efficiency": p.efficiency, "karp_flatt": p.karp_flatt, "cpu_cores": e.cpu_cores,
+            "delay_share": e.delay_share, "runnable_per_core": e.runnable_per_core,
+            "voluntary_per_s_core": e.voluntary_rate, "involuntary_per_s_core": e.involuntary_rate,
+            "threads_peak": e.threads_peak, "busy_peak": e.busy_peak, "asleep_share": e.asleep_share,
+            "rss_early_bytes": e.rss_early, "rss_late_bytes": e.rss_late, "stalled_runs": e.stalled_runs,
+            "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked}
+
+
+def _finding_dict(f: Finding) -> dict:
+    return {"rule": f.rule.name, "finding": f.rule.title, "text": f.text, "at": f.at, "value": f.strength,
+            "threshold": f.crossed, "coverage": f.weak or "enough", "means": f.rule.means,
+            "next_step": f.rule.next_step}
+
+
+def as_document(diagnoses: list[Diagnosis]) -> dict:
+    """Every sweep as plain data (`explain --json`)."""
+    return {"format_version": JSON_FORMAT_VERSION, "sweeps": [
+        {"title": d.title, "dimension": d.dimension, "points": [_point_dict(p) for p in d.points],
+         "growth_exponent": d.fit.exponent if d.fit else None, "expected_growth": d.expected_growth,
+         "findings": [_finding_dict(f) for f in d.findings]}
+        for d in diagnoses]}

@@ -27,7 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from ..catalog import Catalog
+from ..catalog import Benchmark, Catalog
 from ..records import RunRecord, RunStatus, SessionRecord, series_label
 from . import plots
 from .render import to_html
@@ -283,7 +283,7 @@ def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], 
         if growth:
             out.append(_growth_section(benchmark, rows, colours, param_name))
         out.append(_timeseries_section(benchmark, runs, colours, param_name, drawn))
-        out.append(_diagnosis_section(benchmark, rows, colours, param_name))
+        out.append(_diagnosis_section(benchmark, rows, colours, spec))
         if pairs:
             out.append(_comparison_section(benchmark, pairs, colours, param_name))
     out.append("</section>")
@@ -500,9 +500,9 @@ def _timeline(d: Diagnosis) -> plots.StateTimeline | None:
     return None
 
 
-def _diagnosis_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str) -> str:
+def _diagnosis_section(benchmark: str, rows: list[SeriesSummary], colours, spec: Benchmark | None) -> str:
     """`concbench explain` on the page: per sweep its findings, its speedup curve and its thread states."""
-    diagnoses = diagnose(rows, lambda b: param_name)
+    diagnoses = diagnose(rows, {benchmark: spec} if spec else {})
     if not diagnoses:
         return ""
     out = ["<h3>Diagnosis</h3>",
@@ -518,8 +518,8 @@ def _diagnosis_section(benchmark: str, rows: list[SeriesSummary], colours, param
         xs = [_numeric(p.value) for p in numeric]
         ys = [p.speedup if speedup else p.median_ns / 1e9 for p in numeric]
         key = f"diagnosis-{benchmark}-{i}"
-        svg = plots.diagnosis_plot(key, label, colours.get(label, "#333"), d.dimension or param_name, xs, ys,
-                                   speedup, _timeline(d))
+        axis = d.dimension or (spec.param_name if spec else "parameter")
+        svg = plots.diagnosis_plot(key, label, colours.get(label, "#333"), axis, xs, ys, speedup, _timeline(d))
         findings = "; ".join(str(f) for f in d.findings) or "no finding"
         out.append(f'<div class="diagnosis" data-findings="{_e(" ".join(f.rule.name for f in d.findings))}">')
         out.append(to_html(findings_table(d), benchmark, colours))

@@ -384,23 +384,32 @@ def explain_table(diagnosis) -> TableModel:
 
 
 def findings_table(diagnosis) -> TableModel:
-    """The ranked findings of one sweep, or the line that says there are none."""
-    columns = (Column("#", True), Column("finding"), Column("the numbers behind it"), Column("where"), Column("rule"))
-    out = TableModel("findings", f"Findings: {diagnosis.title}", columns)
+    """The ranked findings of one sweep, or the line that says there are none; under it, what each rule that
+    fired usually means and what to try."""
+    columns = (Column("#", True), Column("finding"), Column("the numbers behind it"), Column("threshold crossed"),
+               Column("where"), Column("rule"))
+    fired = list(dict.fromkeys(f.rule for f in diagnosis.findings))
+    note = " ".join(f"{rule.title}: usually {rule.means}; next: {rule.next_step}." for rule in fired)
+    out = TableModel("findings", f"Findings: {diagnosis.title}", columns, note=note)
     for rank, finding in enumerate(diagnosis.findings, 1):
-        out.rows.append((cell(rank), cell(finding.rule.title, "warn"), cell(finding.text), cell(finding.at),
+        title = (cells(Span(finding.rule.title, "dim"), Span(f"(not enough evidence: {finding.weak})", "dim"))
+                 if finding.weak else cell(finding.rule.title, "warn"))
+        out.rows.append((cell(rank), title, cell(finding.text), cell(finding.crossed), cell(finding.at),
                          cell(finding.rule.name, "dim", detail=finding.rule.fires_when)))
     if not diagnosis.findings:
-        out.rows.append((MISSING, cell("no finding", "good"), cell("none of the rules fired"), MISSING, MISSING))
+        out.rows.append((MISSING, cell("no finding", "good"), cell("none of the rules fired"), MISSING, MISSING,
+                         MISSING))
     return out
 
 
 def rules_table(rules) -> TableModel:
     """The documented table of `concbench explain`'s rules, in rank order."""
     out = TableModel("rules", "The rules of `concbench explain`, in rank order",
-                     (Column("rule"), Column("finding"), Column("fires when"), Column("usually means")))
+                     (Column("rule"), Column("finding"), Column("fires when"), Column("usually means"),
+                      Column("next step")))
     for rule in rules:
-        out.rows.append((cell(rule.name), cell(rule.title), cell(rule.fires_when), cell(rule.means)))
+        out.rows.append((cell(rule.name), cell(rule.title), cell(rule.fires_when), cell(rule.means),
+                         cell(rule.next_step)))
     return out
 
 
