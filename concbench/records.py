@@ -99,6 +99,9 @@ class Measures:
     voluntary_switches: int | None = None
     involuntary_switches: int | None = None
     observer_cpu_ns: int | None = None    # what observing cost: the launcher's own CPU time
+    observer_cpus: str | None = None      # where the observer ran: off the measured CPUs where one was free
+    observer_samples: int | None = None   # how many samples it took, and the longest gap between two
+    observer_interval_max_ns: int | None = None
     threads_untracked: int | None = None  # threads beyond what the observer follows one by one
     exit_code: int | None = None
     signal: int | None = None

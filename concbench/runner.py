@@ -185,7 +185,10 @@ class _Run:
             self.record.threads = [ThreadRecord(*fields) for fields in message["threads"]]
             self.record.threads_untracked = message["untracked"]
         elif "observer" in message:
-            self.record.observer_cpu_ns = message["observer"].get("cpu_ns")
+            observer = message["observer"]
+            self.record.observer_cpu_ns = observer.get("cpu_ns")
+            self.record.observer_samples = observer.get("samples")
+            self.record.observer_interval_max_ns = observer.get("interval_max_ns")
         elif "exit" in message:
             self.exit_report = message["exit"]
 
@@ -344,6 +347,7 @@ class _Run:
         record.max_rss_source = "wait4 via launcher"
         record.voluntary_switches = report["voluntary_switches"]
         record.involuntary_switches = report["involuntary_switches"]
+        record.observer_cpus = report.get("observer_cpus") or None
 
 
 def execute(spec: LaunchSpec, launcher: Path | None, on_line: LineConsumer,

@@ -12,7 +12,7 @@ from typing import get_args, get_origin, get_type_hints
 from .errors import UsageError
 from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, field_names
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -108,6 +108,9 @@ MIGRATIONS = {
           for c in ("run_delay_ns", "observer_cpu_ns", "harness_cpu_ns", "threads_untracked")),
         *(f"ALTER TABLE samples ADD COLUMN {c} INTEGER"
           for c in ("running", "sleeping", "blocked", "busy", "run_delay_ns", "voluntary", "involuntary"))],
+    # Schema 2 → 3: where the observer ran and how well it covered the run.
+    2: ["ALTER TABLE runs ADD COLUMN observer_cpus TEXT",
+        *(f"ALTER TABLE runs ADD COLUMN {c} INTEGER" for c in ("observer_samples", "observer_interval_max_ns"))],
 }
 
 def _now() -> str:

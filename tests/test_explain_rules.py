@@ -21,7 +21,7 @@ PLAIN = Benchmark("b", "b", "made up", "test", "", "n", {}, {})
 
 def _run(cores: int, iteration_ms: float, cpu_cores: float, *, variant="x/y", param="100", options=None,
          rss=lambda t: 10 << 20, running=1, busy=1, switches=10, involuntary=0, delay_share=0.0, threads=4,
-         samples=100, untracked=0, status=RunStatus.OK, stall=None, jitter=0.002) -> RunRecord:
+         samples=100, untracked=0, gap=0.01, status=RunStatus.OK, stall=None, jitter=0.002) -> RunRecord:
     """One run whose figures are given directly: CPU in cores, switches per second per core, run delay as a share
     of wall per core; its iteration times spread by ± `jitter` around `iteration_ms` (so medians have intervals)."""
     trace = [SampleRecord(t * 10 * MS, rss(t), threads, 0, running, threads - running, 0, busy, 0, 0, 0)
@@ -33,6 +33,7 @@ def _run(cores: int, iteration_ms: float, cpu_cores: float, *, variant="x/y", pa
                      user_ns=int(cpu_cores * WALL), sys_ns=0, threads_max=threads,
                      voluntary_switches=int(switches * per_second), involuntary_switches=int(involuntary * per_second),
                      run_delay_ns=int(delay_share * WALL * cores), threads_untracked=untracked,
+                     observer_interval_max_ns=int(gap * WALL),
                      iterations=iterations if status == RunStatus.OK else [], samples=trace)
 
 
@@ -130,6 +131,9 @@ def test_too_few_samples_lower_a_thread_state_finding_to_not_enough_evidence():
     assert "not enough evidence" in str(found)
     untracked = _finding([_run(2, 100, 0.05, running=0, untracked=3)], "waiting")
     assert "3 threads of a run not followed" in untracked.weak
+    gap = _finding([_run(2, 100, 0.05, running=0, gap=0.3)], "waiting")
+    assert gap.weak == "a gap of 30 % of a run between two samples"
+    assert not _finding([_run(2, 100, 0.05, running=0, gap=0.2)], "waiting").weak
 
 
 def test_a_program_that_mostly_waits_is_waiting():

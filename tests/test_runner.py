@@ -40,6 +40,16 @@ def test_the_child_is_pinned_to_the_given_cpus(launcher):
     record = runner.execute(_spec(["grep", "Cpus_allowed_list", "/proc/self/status"], cpus=(0,)), launcher, on_line)
     assert record.exit_code == 0
     assert lines == ["Cpus_allowed_list:\t0"]
+    # The observer moves off the measured CPU to the others the harness may use; with none, it shares it.
+    others = sorted(os.sched_getaffinity(0) - {0})
+    assert record.observer_cpus == (",".join(map(str, others)) if others else "0")
+
+
+def test_the_observer_reports_how_well_it_covered_the_run(launcher):
+    code = "import time; time.sleep(0.3)"
+    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    assert record.observer_samples is not None and record.observer_samples >= 3
+    assert record.observer_interval_max_ns is not None and 0 < record.observer_interval_max_ns < record.wall_ns
 
 
 def test_stdout_lines_and_stderr_tail(launcher):

@@ -146,3 +146,17 @@ def test_a_console_off_a_terminal_is_as_wide_as_columns_or_the_fixed_width(monke
         assert make_console(log).width == FILE_WIDTH
         monkeypatch.setenv("COLUMNS", "133")
         assert make_console(log).width == 133
+
+
+def test_the_measuring_cost_line_says_where_the_observer_ran():
+    from concbench.report.terminal import observer_footprint
+
+    def run(index: int, observer_cpus: str) -> RunRecord:
+        return RunRecord("fib", "x/y", "10", {}, 1, index, RunStatus.OK, cpus="0", wall_ns=10**9,
+                         observer_cpu_ns=10**6, harness_cpu_ns=10**6, observer_cpus=observer_cpus,
+                         iterations=[IterationRecord(0, 10, "r", "verified", False)])
+
+    line = observer_footprint(summarise([run(0, "1"), run(1, "0")]))
+    assert line.startswith("Measuring cost: the harness and the launcher used 0.20% of one core over the 2 runs")
+    assert line.endswith("the observer ran off the measured CPUs in 1 of 2 runs (on them where no other CPU was free)")
+    assert observer_footprint(summarise([run(0, "1")])).endswith("off the measured CPUs in 1 of 1 runs")

@@ -8,9 +8,12 @@
  * and the rusage it reaps with wait4 is the program's own.
  *
  * Usage: cb-launch [--cpus LIST] [--report-fd FD] [--sample-ms MS] -- PROGRAM [ARG...]
- *   --cpus LIST     pin to these CPUs (comma separated ids) before exec
+ *   --cpus LIST     pin the program to these CPUs (comma separated ids) before exec; the launcher,
+ *                   and with it the observer, moves to the CPUs it may use besides these, where
+ *                   there are any, so that observing does not take time from the measured CPUs
  *   --report-fd FD  write JSON lines there: {"pid": N} once the program is started,
- *                   then {"exit": {...}} after it ended (rusage, wall time, status)
+ *                   then {"exit": {...}} after it ended (rusage, wall time, status, and the CPUs
+ *                   the observer ran on)
  *   --sample-ms MS  with --report-fd: observe the program's threads every MS ms (observe.c)
  *                   and write the samples there too, before the exit line
  * The program inherits stdin, stdout and stderr. Exit status: the program's, or 127
@@ -40,9 +43,8 @@ static int64_t timeval_ns(struct timeval tv) {
     return (int64_t)tv.tv_sec * 1000000000LL + (int64_t)tv.tv_usec * 1000LL;
 }
 
-static int pin_to_cpus(const char *list) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
+static int parse_cpus(const char *list, cpu_set_t *set) {
+    CPU_ZERO(set);
     char *copy = strdup(list);
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
         char *end;
@@ -51,10 +53,35 @@ static int pin_to_cpus(const char *list) {
             free(copy);
             return -1;
         }
-        CPU_SET((int)cpu, &set);
+        CPU_SET((int)cpu, set);
     }
     free(copy);
-    return sched_setaffinity(0, sizeof set, &set);
+    return 0;
+}
+
+/* The CPUs of `set` as a comma-separated list, into `out` (empty when it holds none). */
+static void format_cpus(const cpu_set_t *set, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (int cpu = 0; cpu < CPU_SETSIZE && used + 8 < size; cpu++) {
+        if (CPU_ISSET(cpu, set)) used += (size_t)snprintf(out + used, size - used, used ? ",%d" : "%d", cpu);
+    }
+}
+
+/* The launcher's own place: the CPUs it may use besides the measured ones, if there are any; else
+ * it stays with the program. Writes where it ended up into `where`. */
+static void place_observer(const cpu_set_t *measured, char *where, size_t size) {
+    cpu_set_t allowed, free_cpus;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+        CPU_XOR(&free_cpus, &allowed, measured);
+        CPU_AND(&free_cpus, &free_cpus, &allowed);
+        if (CPU_COUNT(&free_cpus) > 0 && sched_setaffinity(0, sizeof free_cpus, &free_cpus) == 0) {
+            format_cpus(&free_cpus, where, size);
+            return;
+        }
+    }
+    cpu_set_t current;
+    if (sched_getaffinity(0, sizeof current, &current) == 0) format_cpus(&current, where, size);
 }
 
 static void usage_error(const char *why) {
@@ -100,7 +127,8 @@ int main(int argc, char **argv) {
 
     /* If the harness dies, take the measured program down with us. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (cpus && pin_to_cpus(cpus) != 0) usage_error("cannot pin to the given CPUs");
+    cpu_set_t measured;
+    if (cpus && parse_cpus(cpus, &measured) != 0) usage_error("cannot pin to the given CPUs");
 
     FILE *report = report_fd >= 0 ? fdopen(report_fd, "w") : NULL;
 
@@ -114,6 +142,12 @@ int main(int argc, char **argv) {
     if (pid == 0) {
         close(exec_pipe[0]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (cpus && sched_setaffinity(0, sizeof measured, &measured) != 0) {
+            int err = errno;
+            ssize_t ignored = write(exec_pipe[1], &err, sizeof err);
+            (void)ignored;
+            _exit(127);
+        }
         if (report) fclose(report);
         execvp(argv[i], &argv[i]);
         int err = errno;
@@ -122,6 +156,13 @@ int main(int argc, char **argv) {
         _exit(127);
     }
     close(exec_pipe[1]);
+    char observer_cpus[256] = "";
+    if (cpus) {
+        place_observer(&measured, observer_cpus, sizeof observer_cpus);
+    } else {
+        cpu_set_t current;
+        if (sched_getaffinity(0, sizeof current, &current) == 0) format_cpus(&current, observer_cpus, sizeof observer_cpus);
+    }
     if (report) {
         fprintf(report, "{\"pid\": %d}\n", (int)pid);
         fflush(report);
@@ -146,9 +187,9 @@ int main(int argc, char **argv) {
         fprintf(report,
                 "{\"exit\": {\"code\": %d, \"signal\": %d, \"exec_errno\": %d, \"wall_ns\": %lld, "
                 "\"user_ns\": %lld, \"sys_ns\": %lld, \"max_rss_kib\": %ld, "
-                "\"voluntary_switches\": %ld, \"involuntary_switches\": %ld}}\n",
+                "\"voluntary_switches\": %ld, \"involuntary_switches\": %ld, \"observer_cpus\": \"%s\"}}\n",
                 code, sig, exec_errno, (long long)wall_ns, (long long)timeval_ns(ru.ru_utime),
-                (long long)timeval_ns(ru.ru_stime), ru.ru_maxrss, ru.ru_nvcsw, ru.ru_nivcsw);
+                (long long)timeval_ns(ru.ru_stime), ru.ru_maxrss, ru.ru_nvcsw, ru.ru_nivcsw, observer_cpus);
         fclose(report);
     }
     if (exec_errno) return 127;

@@ -35,6 +35,7 @@ class Evidence:
     # Coverage: the fewest thread-state samples any run has, and the most threads the observer did not follow.
     fewest_samples: int = 0
     untracked: int | None = None
+    gap_share: float | None = None   # the longest interval between two samples of a run, as a share of its wall
 
     @property
     def rss_growth(self) -> float | None:
@@ -108,4 +109,6 @@ def of_runs(runs: list[RunRecord]) -> Evidence:
         runs=len(observed),
         fewest_samples=min((sum(1 for s in r.samples if s.running is not None) for r in observed), default=0),
         untracked=max((r.threads_untracked for r in observed if r.threads_untracked is not None), default=None),
+        gap_share=max((r.observer_interval_max_ns / r.wall_ns for r in observed
+                       if r.observer_interval_max_ns is not None and r.wall_ns), default=None),
     )

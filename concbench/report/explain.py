@@ -43,6 +43,7 @@ WAITING_CPU_SHARE = 0.1        # ... using under this share of the cores
 GROWTH_MARGIN = 0.1            # fitted exponent above the benchmark's declared one by more than this
 GROWTH_LOCAL_MARGIN = 0.3      # ... or the slope between the two largest sizes by at least this
 MIN_SAMPLES = 10               # thread-state samples a run needs before its thread-state evidence counts
+MAX_GAP_SHARE = 0.2            # ... and no gap between two samples longer than this share of the run
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,8 @@ def _coverage(e: Evidence) -> str:
         return f"{e.fewest_samples} thread-state samples in a run, fewer than {MIN_SAMPLES}"
     if e.untracked:
         return f"{e.untracked} threads of a run not followed by the observer"
+    if e.gap_share is not None and e.gap_share > MAX_GAP_SHARE:
+        return f"a gap of {_pct(e.gap_share)} of a run between two samples"
     return ""
 
 
@@ -494,7 +497,7 @@ def _point_dict(p: Point) -> dict:
             "voluntary_per_s_core": e.voluntary_rate, "involuntary_per_s_core": e.involuntary_rate,
             "threads_peak": e.threads_peak, "busy_peak": e.busy_peak, "asleep_share": e.asleep_share,
             "rss_early_bytes": e.rss_early, "rss_late_bytes": e.rss_late, "stalled_runs": e.stalled_runs,
-            "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked}
+            "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked, "gap_share": e.gap_share}
 
 
 def _finding_dict(f: Finding) -> dict:

@@ -100,9 +100,13 @@ def observer_footprint(rows: list[SeriesSummary]) -> str:
         return ""
     spent = sum(r.harness_cpu_ns + r.observer_cpu_ns for r in runs)
     longest = max(runs, key=lambda r: r.wall_ns)
+    placed = [r for r in runs if r.observer_cpus]
+    apart = sum(1 for r in placed if not set(r.observer_cpus.split(",")) & set(r.cpus.split(",")))
+    where = (f"; the observer ran off the measured CPUs in {apart} of {len(placed)} runs"
+             + ("" if apart == len(placed) else " (on them where no other CPU was free)") if placed else "")
     return (f"Measuring cost: the harness and the launcher used {spent / sum(r.wall_ns for r in runs):.2%} of one core "
             f"over the {len(runs)} runs' wall time ({(longest.harness_cpu_ns + longest.observer_cpu_ns) / longest.wall_ns:.2%} "
-            "in the longest; starting and reaping a process costs about 1 ms, a visible share of very short runs)")
+            f"in the longest; starting and reaping a process costs about 1 ms, a visible share of very short runs){where}")
 
 
 def _benchmark_tables(rows: list[SeriesSummary], benchmark: str, spec: Benchmark | None) -> list[TableModel]:
