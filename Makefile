@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
 export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
 
-.PHONY: setup browser build bench test test-fast check clean
+.PHONY: setup browser build bench test test-fast mutate check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,13 @@ test: setup browser
 # a second or more).
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Mutation testing of the modules that judge (verify, protocol, regression, stats' comparisons) against
+# their fast tests, with mutmut (the `mutate` extra, installed here if missing): each module's score;
+# exit 1 naming every surviving mutant not listed in tests/mutation-equivalents.txt. Not part of `test`.
+mutate: setup
+	@$(BIN)/python -c "import mutmut" 2>/dev/null || $(BIN)/pip install -q -e '.[mutate]'
+	$(BIN)/python tests/mutate.py
 
 # The conformance check alone, for every installed language.
 check: setup

@@ -255,3 +255,62 @@ def test_every_metric_a_benchmark_fixes_is_declared_with_its_unit(catalog, tmp_p
     path.write_text(text.replace('calls = "calls"', 'calls = ""'))
     with pytest.raises(CatalogError, match="calls: the unit must be a word"):
         load_benchmark(path)
+
+
+def test_a_reference_that_depends_on_an_option_is_checked_with_the_runs_options(catalog):
+    threadring = catalog.benchmarks["threadring"]
+    assert verdict(threadring, "7", 0, "id=2", {"ring": "3"}) == Verdict.VERIFIED
+    assert verdict(threadring, "7", 0, "id=3", {"ring": "3"}) == Verdict.WRONG
+    assert verdict(threadring, "7", 0, "id=2") == Verdict.UNVERIFIED
+
+
+def test_missing_metrics_are_those_the_spec_fixes_for_the_runs_options(catalog):
+    from concbench.verify import missing_metrics
+    fib = catalog.benchmarks["fib"]
+    counting = {"count_spawns": "1", "cutoff": "0", "shape": "cps"}
+    assert missing_metrics(fib, "20", counting, {}) == ["spawns"]
+    assert missing_metrics(fib, "20", counting, {"spawns": 10945}) == []
+    assert missing_metrics(fib, "20", {"shape": "cps"}, {}) == []
+
+
+def test_agreement_goes_on_past_runs_that_did_not_finish():
+    from concbench.verify import cross_check
+    crashed = _run("c/x", ["9"], status="crashed")
+    runs = [crashed, _run("a/x", ["1"]), _run("b/x", ["1"])]
+    assert cross_check(runs) == runs[1:]     # the runs themselves, changed in place
+    assert [r.iterations[0].verdict for r in runs] == ["unverified", "agreed", "agreed"]
+
+
+def test_agreement_is_per_iteration_index():
+    from concbench.verify import cross_check
+    runs = [_run("a/x", ["1", "2"]), _run("b/x", ["1", "2"])]
+    cross_check(runs)
+    assert {it.verdict for r in runs for it in r.iterations} == {"agreed"}
+
+
+def test_a_lone_voter_leaves_the_other_groups_judged():
+    from concbench.verify import cross_check
+    lone = _run("a/x", ["5"])
+    lone.param = "100:1-2-3-4-5-6"        # no other variant ran this parameter
+    runs = [lone, _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["2"])]
+    cross_check(runs)
+    assert [r.iterations[0].verdict for r in runs] == ["unverified", "agreed", "agreed", "wrong"]
+
+
+def test_a_new_verdict_keeps_the_iterations_index_time_result_and_warmup():
+    from concbench.records import IterationRecord
+    from concbench.verify import cross_check
+    runs = [_run("a/x", ["1", "1"]), _run("b/x", ["1", "2"])]
+    runs[0].iterations = [IterationRecord(0, 700, "1", "unverified", True),
+                          IterationRecord(1, 900, "1", "unverified", False)]
+    cross_check(runs)
+    assert runs[0].iterations == [IterationRecord(0, 700, "1", "agreed", True),
+                                  IterationRecord(1, 900, "1", "disagree", False)]
+
+
+def test_no_majority_says_so_in_the_runs_message():
+    from concbench.verify import cross_check
+    runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]
+    cross_check(runs)
+    assert [(r.status, r.reason, r.message) for r in runs] == [
+        ("disagree", "wrong-result", "iteration 0: no majority among the variants' results")] * 2

@@ -86,3 +86,91 @@ def test_iterations_under_the_clock_floor_are_flagged():
 def test_verdicts_follow_the_interval_and_the_threshold(low, high, verdict):
     comparison = stats.RunLevelComparison(3, 3, (low * high) ** 0.5, low, high, 0.05)
     assert regression.classify(comparison, 0.05)[0] == verdict
+
+
+def _runs(variant: str, per_run: list[list[int]], status: RunStatus = RunStatus.OK, cores: int = 2) -> list[RunRecord]:
+    """Runs of one series with these measured times (each after one warm-up iteration of 1 ns)."""
+    return [RunRecord(benchmark="fib", variant=variant, param="20", options={}, cores=cores, run_index=i, status=status,
+                      iterations=[IterationRecord(j, t, "6765", "verified", j == 0) for j, t in enumerate([1, *times])])
+            for i, times in enumerate(per_run)]
+
+
+def test_only_finished_runs_with_every_time_positive_are_compared():
+    good = [[1, 5, 6], [2, 5, 7], [1, 6, 6]]      # 1 ns is short, but measured
+    a = _runs("x/y", good) + _runs("x/y", [[0, 5, 6]]) + _runs("x/y", [[5, 6, 7]], RunStatus.CRASHED)
+    (change,) = regression.compare_sessions(a, _runs("x/y", good))
+    assert (change.comparison.runs_a, change.comparison.runs_b) == (3, 3)
+    assert change.median_a_ns == change.median_b_ns == 5.0   # the median of every measured iteration
+
+
+def test_a_series_missing_from_either_session_is_reported_missing_and_the_rest_compared():
+    runs = [[1000, 1010], [1010, 1020], [1020, 1030]]
+    only_a, only_b, both = _runs("a/x", runs), _runs("c/x", runs), _runs("b/x", runs)
+    changes = regression.compare_sessions(only_a + both, both + only_b)
+    assert [c.key[1] for c in changes] == ["a/x", "b/x", "c/x"]
+    assert changes[0] == regression.SeriesChange(only_a[0].series_key, None, "missing")
+    assert changes[2] == regression.SeriesChange(only_b[0].series_key, None, "missing")
+    assert changes[1].assessment == "unchanged" and (changes[1].median_a_ns, changes[1].median_b_ns) == (1015.0, 1015.0)
+    assert regression.runs_for_change([changes[0], changes[2]]) is None    # nothing compared: nothing to say
+
+
+def test_series_come_in_the_order_of_their_keys_text():
+    runs = [[100, 110], [120, 130], [140, 150]]
+    a = _runs("a/x", runs, cores=2) + _runs("a/x", runs, cores=16)
+    changes = regression.compare_sessions(a, a)
+    assert [c.key[-1] for c in changes] == [16, 2]     # "…, 16)" sorts before "…, 2)"
+
+
+def test_an_inconclusive_series_carries_the_runs_that_would_decide_it():
+    a = [[100, 100], [130, 130], [160, 160]]
+    b = [[110, 110], [140, 140], [180, 180]]
+    (change,) = regression.compare_sessions(_runs("x/y", a), _runs("x/y", b))
+    assert change.assessment == "inconclusive"
+    assert change.runs_needed == regression.classify(change.comparison, regression.DEFAULT_THRESHOLD)[1] > 3
+    assert (change.median_a_ns, change.median_b_ns) == (130.0, 140.0)
+
+
+@pytest.mark.parametrize("low, high, verdict", [
+    (1.25, 1.50, "inconclusive"), (0.50, 0.80, "inconclusive"), (0.80, 1.25, "unchanged"),
+])
+def test_an_interval_touching_the_threshold_is_not_beyond_it(low, high, verdict):
+    # Threshold 25 %: the band is [1/1.25, 1.25] = [0.8, 1.25], both exact in binary.
+    comparison = stats.RunLevelComparison(3, 3, (low * high) ** 0.5, low, high, 0.2)
+    assert regression.classify(comparison, 0.25)[0] == verdict
+
+
+def test_runs_needed_follow_the_distance_from_the_band_and_exceed_the_runs_made():
+    on_edge = stats.RunLevelComparison(3, 3, 1.25, 1.0, 1.5, 0.3)
+    assert regression.classify(on_edge, 0.25) == ("inconclusive", on_edge.runs_to_resolve(0.25))
+    assert on_edge.runs_to_resolve(0.25) > 4
+    far = stats.RunLevelComparison(3, 3, 2.0, 0.9, 4.0, 0.3)
+    assert regression.classify(far, 0.25) == ("inconclusive", far.runs_to_resolve(2.0 / 1.25 - 1))
+    steady = stats.RunLevelComparison(3, 5, 1.3, 1.0, 1.7, 0.001)   # noise so low that 2 runs would do
+    assert steady.runs_to_resolve(0.3) == 2
+    assert regression.classify(steady, 0.25) == ("inconclusive", 4)  # but 3 did not: at least one more
+
+
+def test_repetitions_for_a_short_series():
+    def change(a, b):
+        return regression.SeriesChange(("fib", "x/y", "", "5", 1), None, "missing", a, b)
+
+    assert regression.repeats_for(change(None, None)) == 2
+    assert regression.repeats_for(change(5e6, 2e6)) == 2           # over the floor already: the least batch
+    assert regression.repeats_for(change(1.0, None)) == 1_000_000   # 1 ns: a million kernels make 1 ms
+    assert regression.repeats_for(change(0.25, 400.0)) == 1_000_000  # under 1 ns counts as 1 ns
+
+
+def test_environment_differences_name_what_changed_between_the_sessions():
+    a = {"cpu_model": "Xeon", "cpus_allowed": "0-1", "kernel": "6.1",
+         "toolchains": {"go": {"version": "1.21", "build": "-O2"}, "swift": None, "c": {"version": "17"},
+                        "erlang": {"version": "25"}}}
+    b = {"cpu_model": "EPYC", "cpus_allowed": "0-1", "kernel": "6.2",
+         "toolchains": {"go": {"version": "1.22", "build": "-O3"}, "swift": {"version": "6.0"}, "c": None,
+                        "java": {"version": "17"}}}
+    assert regression.environment_differences(a, b) == [
+        "cpu_model: Xeon → EPYC", "kernel: 6.1 → 6.2",
+        "c version: 17 → None", "go version: 1.21 → 1.22", "go build: -O2 → -O3", "swift version: None → 6.0"]
+    assert regression.environment_differences(a, a) == []
+    assert regression.environment_differences({}, {}) == []
+    assert regression.environment_differences({"cpus_allowed": "0"}, {"cpus_allowed": "0-3"}) == [
+        "cpus_allowed: 0 → 0-3"]
