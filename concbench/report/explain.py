@@ -214,7 +214,8 @@ def _slowdown(d: Diagnosis) -> Fired | None:
     weak = "" if _apart(first, worst) else "no interval of a median (fewer than 3 iterations)"
     return Fired(1 / worst.speedup, f"{d.dimension}={worst.value} takes {1 / worst.speedup:.2f}× as long as "
                  f"{d.dimension}={first.value} (speedup {worst.speedup:.2f}){cpu}",
-                 f"speedup {worst.speedup:.2f} < {SLOWDOWN_SPEEDUP}, the medians' intervals apart", "", weak)
+                 f"speedup {worst.speedup:.2f} < {SLOWDOWN_SPEEDUP}, the medians' intervals apart",
+                 f"{d.dimension}={worst.value}", weak)
 
 
 def _oversubscribed(point: Point, d: Diagnosis) -> Fired | None:

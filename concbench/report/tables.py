@@ -386,7 +386,7 @@ def explain_table(diagnosis) -> TableModel:
 def findings_table(diagnosis) -> TableModel:
     """The ranked findings of one sweep, or the line that says there are none; under it, what each rule that
     fired usually means and what to try."""
-    columns = (Column("#", True), Column("finding"), Column("the numbers behind it"), Column("threshold crossed"),
+    columns = (Column("#", True, key=True), Column("finding", key=True), Column("the numbers behind it"), Column("threshold crossed"),
                Column("where"), Column("rule"))
     fired = list(dict.fromkeys(f.rule for f in diagnosis.findings))
     note = " ".join(f"{rule.title}: usually {rule.means}; next: {rule.next_step}." for rule in fired)
