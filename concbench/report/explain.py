@@ -129,13 +129,14 @@ def _cores_text(e: Evidence) -> str:
     return f"CPU {e.cpu_cores:.2f} of {_on(e.cores)}"
 
 
-def _coverage(e: Evidence) -> str:
-    """Why the thread-state evidence of a point is too thin, or ""."""
+def _coverage(e: Evidence, gaps: bool = True) -> str:
+    """Why the thread-state evidence of a point is too thin, or "". `gaps`: a long gap between samples counts
+    (not for a rule whose main figure is a running total, like run delay, that no gap can miss)."""
     if e.fewest_samples < MIN_SAMPLES:
         return f"{e.fewest_samples} thread-state samples in a run, fewer than {MIN_SAMPLES}"
     if e.untracked:
         return f"{e.untracked} threads of a run not followed by the observer"
-    if e.gap_share is not None and e.gap_share > MAX_GAP_SHARE:
+    if gaps and e.gap_share is not None and e.gap_share > MAX_GAP_SHARE:
         return f"a gap of {_pct(e.gap_share)} of a run between two samples"
     return ""
 
@@ -173,8 +174,10 @@ def _karp_flatt_trend(d: Diagnosis) -> tuple[str, str]:
 def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     """serial (busy False) and overhead (busy True): e ≥ SERIAL_FRACTION at the widest point, the cores idle or busy."""
     p = _widest(d)
-    if p is None or p.evidence.cpu_cores is None or not SERIAL_FRACTION <= p.karp_flatt <= 1:
-        return None   # e > 1 is a slowdown, which its own rule judges with the intervals
+    if p is None or p.evidence.cpu_cores is None or p.karp_flatt < SERIAL_FRACTION:
+        return None
+    if p.karp_flatt > 1 and p.speedup < SLOWDOWN_SPEEDUP:
+        return None   # slower, not merely no faster: the slowdown rule judges it, with the intervals
     e = p.evidence
     if (e.cpu_cores >= BUSY_SHARE * e.cores) != busy:
         return None
@@ -182,8 +185,10 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     spins = (f"; {e.involuntary_rate:,.0f} involuntary switches/s per core: preempted or yielding while it spins"
              if busy and e.involuntary_rate is not None and e.involuntary_rate >= SPIN_INVOLUNTARY else "")
     relation = "≥" if busy else "<"
+    # e above 1 is no serial fraction; within the slowdown rule's tolerance it reads as no speedup at all.
+    flat = f" (speedup {p.speedup:.2f} ≥ {SLOWDOWN_SPEEDUP}: no faster)" if p.karp_flatt > 1 else ""
     return Fired(p.karp_flatt, f"{_cores_text(e)}, speedup {p.speedup:.2f}, Karp–Flatt e = {p.karp_flatt:.2f}"
-                 f"{trend}{spins}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION} and CPU {e.cpu_cores:.2f} "
+                 f"{trend}{spins}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
                  f"{relation} {BUSY_SHARE:.0%} of {_on(e.cores)}", f"{d.dimension}={p.value}", weak)
 
 
@@ -227,7 +232,7 @@ def _oversubscribed(point: Point, d: Diagnosis) -> Fired | None:
         return Fired(e.delay_share, f"{e.runnable_per_core:.1f} threads running or runnable per core{threads} on "
                      f"{_on(e.cores)}, run delay {_pct(e.delay_share)} of wall per core",
                      f"run delay {_pct(e.delay_share)} ≥ {OVERSUBSCRIBED_DELAY:.0%} with {e.runnable_per_core:.1f} "
-                     f"> {OVERSUBSCRIBED_RUNNABLE:g} runnable per core", weak=_coverage(e))
+                     f"> {OVERSUBSCRIBED_RUNNABLE:g} runnable per core", weak=_coverage(e, gaps=False))
     return None
 
 
@@ -332,14 +337,15 @@ RULES: tuple[Rule, ...] = (
          "batch the items handed over, or use a runtime with direct hand-off (the waker runs the woken)",
          point=_handoff),
     Rule("serial", "serial bottleneck",
-         f"at the sweep's widest point {SERIAL_FRACTION} ≤ Karp–Flatt e ≤ 1 with CPU < {BUSY_SHARE:.0%} of the "
-         "cores (read as a trend where the sweep has three points or more)",
+         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1 only while speedup ≥ "
+         f"{SLOWDOWN_SPEEDUP}: no faster, not slower) with CPU < {BUSY_SHARE:.0%} of the cores (read as a trend "
+         "where the sweep has three points or more)",
          "one thread at a time does the work (a lock, a single queue or actor, a sequential phase)",
          "find the shared lock or queue (a profile of the widest point) and split it, or shorten what it guards",
          sweep=_serial),
     Rule("overhead", "busy, not faster",
-         f"at the sweep's widest point {SERIAL_FRACTION} ≤ Karp–Flatt e ≤ 1 with CPU ≥ {BUSY_SHARE:.0%} of the "
-         "cores",
+         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1 only while speedup ≥ "
+         f"{SLOWDOWN_SPEEDUP}) with CPU ≥ {BUSY_SHARE:.0%} of the cores",
          "the added cores work, but not for speed: spinning, contention on shared data, duplicated work",
          "profile the widest point (perf record): look for spin loops, atomics on one cache line, repeated work",
          sweep=_overhead),
