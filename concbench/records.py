@@ -85,6 +85,17 @@ class ThreadRecord:
     involuntary: int
 
 
+@dataclass(frozen=True)
+class WaitRecord:
+    """What sleeping threads of a run were found waiting in, and how often: a system call (its name; see
+    syscalls.py) and its first argument (for a futex, the lock's address)."""
+
+    syscall: str
+    arg: str
+    count: int
+    threads: int    # distinct threads found in it (up to 32): one lock many threads sleep on stands out
+
+
 @dataclass(kw_only=True)
 class Measures:
     """What the harness measures of a process from outside (runner.py), kept by its run. None = could
@@ -105,8 +116,10 @@ class Measures:
     threads_untracked: int | None = None  # threads beyond what the observer follows one by one
     exit_code: int | None = None
     signal: int | None = None
+    wait_looks: int | None = None         # sleeping threads the observer looked at (what they wait in: waits)
     samples: list[SampleRecord] = field(default_factory=list)
     threads: list[ThreadRecord] = field(default_factory=list)
+    waits: list[WaitRecord] = field(default_factory=list)
 
 
 @dataclass

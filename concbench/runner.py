@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .records import SampleRecord as Sample   # t_ns since the launch, rss, threads, cpu so far
-from .records import Measures, ThreadRecord
+from . import syscalls
+from .records import Measures, ThreadRecord, WaitRecord
 
 SAMPLE_INTERVAL_S = 0.010
 IDLE_WAKE_S = 0.5              # with the launcher sampling, the loop wakes at least this often
@@ -184,6 +185,10 @@ class _Run:
         elif "threads" in message:
             self.record.threads = [ThreadRecord(*fields) for fields in message["threads"]]
             self.record.threads_untracked = message["untracked"]
+        elif "waits" in message:
+            self.record.waits = [WaitRecord(syscalls.name(number), arg, count, threads)
+                                 for number, arg, count, threads in message["waits"]]
+            self.record.wait_looks = message["looks"]
         elif "observer" in message:
             observer = message["observer"]
             self.record.observer_cpu_ns = observer.get("cpu_ns")

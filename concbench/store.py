@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import get_args, get_origin, get_type_hints
 
 from .errors import UsageError
-from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, field_names
+from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord, field_names
 
 SCHEMA_VERSION = 3
 
@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS iterations (
 );
 {samples}
 {threads}
+{waits}
 CREATE TABLE IF NOT EXISTS metrics (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     name TEXT NOT NULL,
@@ -47,6 +48,7 @@ CREATE TABLE IF NOT EXISTS metrics (
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id);
 CREATE INDEX IF NOT EXISTS samples_by_run ON samples(run_id);
 CREATE INDEX IF NOT EXISTS threads_by_run ON threads(run_id);
+CREATE INDEX IF NOT EXISTS waits_by_run ON waits(run_id);
 """
 
 # The record types declare the tables of runs, samples and threads: one column per field, in field order,
@@ -55,7 +57,7 @@ CREATE INDEX IF NOT EXISTS threads_by_run ON threads(run_id);
 # which a file of an older schema gets from a migration (the test of migration stores a full run).
 _SQL_TYPES = {int: "INTEGER", bool: "INTEGER", float: "REAL", str: "TEXT"}
 _JSON_FIELDS = ("options", "argv", "hello")
-_CHILD_FIELDS = ("iterations", "metrics", "samples", "threads")
+_CHILD_FIELDS = ("iterations", "metrics", "samples", "threads", "waits")
 
 
 def _columns(record: type, leave_out: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -92,6 +94,7 @@ _RUN_COLUMNS = _columns(RunRecord, ("id", *_JSON_FIELDS, *_CHILD_FIELDS))
 _RUN_TYPES = get_type_hints(RunRecord)
 _SAMPLE_COLUMNS = _columns(SampleRecord)
 _THREAD_COLUMNS = _columns(ThreadRecord)
+_WAIT_COLUMNS = _columns(WaitRecord)
 _RUN_REF = "run_id INTEGER NOT NULL REFERENCES runs(id)"
 SCHEMA = _SCHEMA.format(
     runs=_table("runs", RunRecord, "id INTEGER PRIMARY KEY,\n    session_id INTEGER NOT NULL REFERENCES sessions(id),\n    "
@@ -99,6 +102,7 @@ SCHEMA = _SCHEMA.format(
                 _RUN_COLUMNS),
     samples=_table("samples", SampleRecord, _RUN_REF, _SAMPLE_COLUMNS),
     threads=_table("threads", ThreadRecord, _RUN_REF, _THREAD_COLUMNS),
+    waits=_table("waits", WaitRecord, _RUN_REF, _WAIT_COLUMNS),
 )
 
 # Schema 1 → 2 keeps every stored run: the observer's columns are added, empty for old runs. (What schema 2
@@ -108,9 +112,11 @@ MIGRATIONS = {
           for c in ("run_delay_ns", "observer_cpu_ns", "harness_cpu_ns", "threads_untracked")),
         *(f"ALTER TABLE samples ADD COLUMN {c} INTEGER"
           for c in ("running", "sleeping", "blocked", "busy", "run_delay_ns", "voluntary", "involuntary"))],
-    # Schema 2 → 3: where the observer ran and how well it covered the run.
+    # Schema 2 → 3: where the observer ran, how well it covered the run, what sleepers waited in (the
+    # waits table is new: the schema creates it).
     2: ["ALTER TABLE runs ADD COLUMN observer_cpus TEXT",
-        *(f"ALTER TABLE runs ADD COLUMN {c} INTEGER" for c in ("observer_samples", "observer_interval_max_ns"))],
+        *(f"ALTER TABLE runs ADD COLUMN {c} INTEGER"
+          for c in ("observer_samples", "observer_interval_max_ns", "wait_looks"))],
 }
 
 def _now() -> str:
@@ -199,6 +205,10 @@ class Store:
                 [(run_id, *(getattr(t, c) for c in _THREAD_COLUMNS)) for t in run.threads],
             )
             self.db.executemany(
+                f"INSERT INTO waits (run_id, {', '.join(_WAIT_COLUMNS)}) VALUES (?{', ?' * len(_WAIT_COLUMNS)})",
+                [(run_id, *(getattr(w, c) for c in _WAIT_COLUMNS)) for w in run.waits],
+            )
+            self.db.executemany(
                 "INSERT INTO metrics VALUES (?, ?, ?)", [(run_id, k, v) for k, v in run.metrics.items()]
             )
         run.id = run_id
@@ -263,6 +273,7 @@ class Store:
             if with_samples:
                 run.samples = self.samples(run.id)
                 run.threads = self.threads(run.id)
+                run.waits = self.waits(run.id)
             runs.append(run)
         return runs
 
@@ -279,5 +290,13 @@ class Store:
             ThreadRecord(*row)
             for row in self.db.execute(
                 f"SELECT {', '.join(_THREAD_COLUMNS)} FROM threads WHERE run_id = ? ORDER BY rowid", (run_id,)
+            )
+        ]
+
+    def waits(self, run_id: int) -> list[WaitRecord]:
+        return [
+            WaitRecord(*row)
+            for row in self.db.execute(
+                f"SELECT {', '.join(_WAIT_COLUMNS)} FROM waits WHERE run_id = ? ORDER BY count DESC, rowid", (run_id,)
             )
         ]

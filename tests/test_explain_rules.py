@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from concbench.catalog import Benchmark
-from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord
+from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, WaitRecord
 from concbench.report import explain
 from concbench.report.explain import RULES, diagnose
 from concbench.report.summary import summarise
@@ -21,7 +21,8 @@ PLAIN = Benchmark("b", "b", "made up", "test", "", "n", {}, {})
 
 def _run(cores: int, iteration_ms: float, cpu_cores: float, *, variant="x/y", param="100", options=None,
          rss=lambda t: 10 << 20, running=1, busy=1, switches=10, involuntary=0, delay_share=0.0, threads=4,
-         samples=100, untracked=0, gap=0.01, status=RunStatus.OK, stall=None, jitter=0.002) -> RunRecord:
+         samples=100, untracked=0, gap=0.01, waits=(), looks=0, status=RunStatus.OK, stall=None,
+         jitter=0.002) -> RunRecord:
     """One run whose figures are given directly: CPU in cores, switches per second per core, run delay as a share
     of wall per core; its iteration times spread by ± `jitter` around `iteration_ms` (so medians have intervals)."""
     trace = [SampleRecord(t * 10 * MS, rss(t), threads, 0, running, threads - running, 0, busy, 0, 0, 0)
@@ -33,7 +34,7 @@ def _run(cores: int, iteration_ms: float, cpu_cores: float, *, variant="x/y", pa
                      user_ns=int(cpu_cores * WALL), sys_ns=0, threads_max=threads,
                      voluntary_switches=int(switches * per_second), involuntary_switches=int(involuntary * per_second),
                      run_delay_ns=int(delay_share * WALL * cores), threads_untracked=untracked,
-                     observer_interval_max_ns=int(gap * WALL),
+                     observer_interval_max_ns=int(gap * WALL), waits=list(waits), wait_looks=looks,
                      iterations=iterations if status == RunStatus.OK else [], samples=trace)
 
 
@@ -90,6 +91,22 @@ def test_karp_flatt_is_read_as_a_trend_along_three_points_and_called_weak_at_two
     assert not rising.weak and "e rises along the sweep (0.20, 0.80)" in rising.text
     steady = _finding([_run(1, 100, 1.0), _run(2, 75, 1.0), _run(4, 62.5, 1.0)], "serial")
     assert "e steady along the sweep (0.50, 0.50)" in steady.text
+
+
+@pytest.mark.parametrize("threads, named", [(3, True), (1, False)])
+def test_a_serial_bottleneck_names_the_lock_several_sleeping_threads_wait_on(threads, named):
+    # The join of main is one thread's wait; a lock that three threads were found asleep on is the bottleneck.
+    waits = [WaitRecord("futex", "0x55d2a0", 6, threads), WaitRecord("futex", "0x7f0990", 6, 1)]
+    found = _finding([_run(1, 100, 1.0), _run(2, 80, 1.0, waits=waits, looks=12)], "serial")
+    lock = "3 sleeping threads found waiting in futex at 0x55d2a0 (50 % of looks): one lock or condition"
+    assert (lock in found.text) == named, found.text
+
+
+def test_too_few_looks_or_a_tie_name_no_wait():
+    few = _finding([_run(1, 100, 1.0), _run(2, 80, 1.0, waits=[WaitRecord("futex", "0x1", 4, 3)], looks=4)], "serial")
+    tie = [WaitRecord("futex", "0x1", 6, 2), WaitRecord("futex", "0x2", 6, 2)]
+    tied = _finding([_run(1, 100, 1.0), _run(2, 80, 1.0, waits=tie, looks=12)], "serial")
+    assert "waiting in" not in few.text and "waiting in" not in tied.text
 
 
 # -- slowdown ----------------------------------------------------------------------------------------------------

@@ -45,6 +45,23 @@ def test_the_child_is_pinned_to_the_given_cpus(launcher):
     assert record.observer_cpus == (",".join(map(str, others)) if others else "0")
 
 
+def test_threads_asleep_on_one_lock_are_found_waiting_on_one_futex(launcher):
+    # Three threads wait for a lock main holds while it sleeps: the futex they sleep in is the lock's.
+    code = ("import threading, time\n"
+            "lock = threading.Lock(); lock.acquire()\n"
+            "threads = [threading.Thread(target=lambda: (lock.acquire(), lock.release())) for _ in range(3)]\n"
+            "[t.start() for t in threads]; time.sleep(0.6); lock.release(); [t.join() for t in threads]")
+    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    assert record.exit_code == 0 and record.wait_looks
+    top = record.waits[0]
+    assert top.syscall == "futex" and top.arg.startswith("0x"), record.waits
+    assert top.count >= record.wait_looks / 2, (top, record.wait_looks)   # main's sleep is the rest
+    assert top.threads == 3 and all(w.threads == 1 for w in record.waits[1:]), record.waits
+    counts = [w.count for w in record.waits]
+    assert counts == sorted(counts, reverse=True)   # the most counted first
+    assert any(w.syscall in ("clock_nanosleep", "nanosleep", "select") for w in record.waits), record.waits
+
+
 def test_the_observer_reports_how_well_it_covered_the_run(launcher):
     code = "import time; time.sleep(0.3)"
     record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)

@@ -4,7 +4,7 @@ from dataclasses import MISSING, fields
 import pytest
 
 from concbench.errors import UsageError
-from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, ThreadRecord
+from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
 from concbench.store import Store
 
 
@@ -21,7 +21,8 @@ def _run(**changes):
         samples=[SampleRecord(10_000_000, 4000, 3, 5_000_000, 1, 2, 0, 1, 700, 9, 1)],
         threads=[ThreadRecord(41, "main", 4_000_000, 500, 7, 1), ThreadRecord(42, "worker \"1\"", 1, 200, 2, 0)],
         run_delay_ns=700, observer_cpu_ns=1234, threads_untracked=0, observer_cpus="2,3", observer_samples=40,
-        observer_interval_max_ns=25_000_000,
+        observer_interval_max_ns=25_000_000, wait_looks=9,
+        waits=[WaitRecord("futex", "0x5642", 7, 3), WaitRecord("clock_nanosleep", "0x1", 2, 1)],
     )
     for key, value in changes.items():
         setattr(run, key, value)

@@ -14,10 +14,18 @@
  * observer's CPU so far (its wake-ups included) would exceed BUDGET of the time it has observed
  * (a program with hundreds of threads is sampled less often).
  *
+ * What sleeping threads wait on: every WAITS_EVERY samples, up to WAIT_READS threads in state S have
+ * their /proc/PID/task/TID/syscall read (the system call they sleep in and its first argument: for a
+ * futex, the lock's address), counted per (call, argument) with the distinct threads found in it (up
+ * to WAIT_TIDS): one lock that many threads sleep on is a bottleneck, where a wait of one thread each
+ * (a join, a worker's own condition) is not. The launcher is the program's parent, so
+ * the kernel lets it read them without root; where it may not, nothing is counted.
+ *
  * Lines written to the report: {"samples": [[t_ns, rss_bytes, threads, cpu_ns, running,
  * sleeping, blocked, busy, run_delay_ns, voluntary, involuntary], ...]} every FLUSH_NS; at
  * the end {"threads": [[tid, name, cpu_ns, run_delay_ns, voluntary, involuntary], ...],
- * "untracked": n} and {"observer": {"cpu_ns": ..., "samples": ..., "interval_max_ns": ...}}.
+ * "untracked": n}, {"waits": [[syscall, "0xARG", count, threads], ...], "looks": n} (the most counted first)
+ * and {"observer": {"cpu_ns": ..., "samples": ..., "interval_max_ns": ...}}.
  * busy counts threads whose CPU time grew since the previous sample; run_delay, voluntary and
  * involuntary are totals over every thread seen so far, the ones that ended included.
  */
@@ -40,6 +48,11 @@
 #define CREDIT_NS 250000000LL      /* the budget counts as if observing began this much earlier, so the
                                       first samples (opening every thread's files) keep the full rate */
 #define BATCH_MAX 256
+#define WAITS_EVERY 10             /* look at what sleepers wait on every 10th sample (offset from STATUS_EVERY) */
+#define WAIT_READS 64              /* ... reading at most this many sleeping threads each time */
+#define WAIT_KINDS 64              /* distinct (call, argument) pairs counted; the rest are not */
+#define WAITS_REPORTED 16
+#define WAIT_TIDS 32               /* distinct threads remembered per wait */
 
 enum { T_NS, RSS, THREADS, CPU, RUNNING, SLEEPING, BLOCKED, BUSY, DELAY, VOLUNTARY, INVOLUNTARY, FIELDS };
 
@@ -49,6 +62,14 @@ struct thread {
     char name[32];
     char state;
     long long cpu_ns, delay_ns, voluntary, involuntary;
+};
+
+struct wait {
+    long syscall;
+    unsigned long long arg;
+    long count;
+    int tids[WAIT_TIDS];
+    int threads;
 };
 
 struct observer {
@@ -63,6 +84,9 @@ struct observer {
     int64_t batch[BATCH_MAX][FIELDS];
     int batched;
     long long page_bytes, tick_ns;
+    struct wait waits[WAIT_KINDS];
+    int wait_kinds;
+    long wait_looks;                   /* sleeping threads looked at */
 };
 
 int64_t monotonic_ns(void) {
@@ -176,6 +200,41 @@ static int read_thread(struct thread *t, int with_status) {
     return 1;
 }
 
+/* What one sleeping thread waits in: its system call and first argument; counted, if there is room. */
+static void look_at_wait(struct observer *o, int tid) {
+    char path[96], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)o->pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return;
+    buf[n] = '\0';
+    long syscall;
+    unsigned long long arg;
+    if (sscanf(buf, "%ld %llx", &syscall, &arg) != 2 || syscall < 0) return;   /* "running", or -1: in user space */
+    o->wait_looks++;
+    struct wait *w = NULL;
+    for (int i = 0; i < o->wait_kinds && !w; i++)
+        if (o->waits[i].syscall == syscall && o->waits[i].arg == arg) w = &o->waits[i];
+    if (!w) {
+        if (o->wait_kinds == WAIT_KINDS) return;
+        w = &o->waits[o->wait_kinds++];
+        memset(w, 0, sizeof *w);
+        w->syscall = syscall;
+        w->arg = arg;
+    }
+    w->count++;
+    for (int i = 0; i < w->threads; i++)
+        if (w->tids[i] == tid) return;
+    if (w->threads < WAIT_TIDS) w->tids[w->threads++] = tid;
+}
+
+static int by_count(const void *a, const void *b) {
+    long x = ((const struct wait *)a)->count, y = ((const struct wait *)b)->count;
+    return (x < y) - (x > y);
+}
+
 static void write_json_string(FILE *out, const char *text) {
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
@@ -235,6 +294,8 @@ int64_t observer_sample(struct observer *o) {
         if (n == 4 && threads > 0) {
             if (o->samples == 0 || o->alive + o->untracked != threads) scan_threads(o);
             int with_status = o->samples % STATUS_EVERY == 0;
+            int with_waits = o->samples % WAITS_EVERY == WAITS_EVERY / 2;
+            int wait_reads = 0;
             long long running = 0, sleeping = 0, blocked = 0, busy = 0;
             long long delay = 0, voluntary = 0, involuntary = 0;
             for (int i = 0; i < o->count; i++) {
@@ -242,6 +303,10 @@ int64_t observer_sample(struct observer *o) {
                 if (t->fd_stat >= 0) {
                     long long before = t->cpu_ns;
                     if (read_thread(t, with_status)) {
+                        if (with_waits && t->state == 'S' && wait_reads < WAIT_READS) {
+                            look_at_wait(o, t->tid);
+                            wait_reads++;
+                        }
                         running += t->state == 'R';
                         sleeping += t->state == 'S';
                         blocked += t->state == 'D';
@@ -297,6 +362,12 @@ void observer_finish(struct observer *o) {
         fprintf(o->report, ", %lld, %lld, %lld, %lld]", t->cpu_ns, t->delay_ns, t->voluntary, t->involuntary);
     }
     fprintf(o->report, "], \"untracked\": %d}\n", o->untracked);
+    qsort(o->waits, (size_t)o->wait_kinds, sizeof o->waits[0], by_count);
+    fputs("{\"waits\": [", o->report);
+    for (int i = 0; i < o->wait_kinds && i < WAITS_REPORTED; i++)
+        fprintf(o->report, i ? ", [%ld, \"0x%llx\", %ld, %d]" : "[%ld, \"0x%llx\", %ld, %d]", o->waits[i].syscall,
+                o->waits[i].arg, o->waits[i].count, o->waits[i].threads);
+    fprintf(o->report, "], \"looks\": %ld}\n", o->wait_looks);
     if (o->fd_proc_stat >= 0) close(o->fd_proc_stat);
     fprintf(o->report, "{\"observer\": {\"cpu_ns\": %lld, \"samples\": %ld, \"interval_max_ns\": %lld}}\n",
             (long long)own_cpu_ns(), o->samples, (long long)o->interval_max_ns);

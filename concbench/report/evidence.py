@@ -7,6 +7,7 @@ the run was not observed (an old session, or no launcher)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from ..records import RunRecord, RunStatus
 
 EARLY_SHARE = 0.1    # resident size "early" is read after the first tenth of the run (start-up done)
+MIN_WAIT_LOOKS = 5   # looks at sleeping threads before what they wait in is told
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,12 @@ class Evidence:
     fewest_samples: int = 0
     untracked: int | None = None
     gap_share: float | None = None   # the longest interval between two samples of a run, as a share of its wall
+    # The wait the most distinct sleeping threads were found in (a system call, and for a futex the lock's
+    # address), those threads, and its share of all the looks; None with fewer than MIN_WAIT_LOOKS looks or
+    # where no wait has more threads than every other.
+    top_wait: str | None = None
+    top_wait_threads: int | None = None
+    top_wait_share: float | None = None
 
     @property
     def rss_growth(self) -> float | None:
@@ -82,6 +90,25 @@ def _rss(run: RunRecord) -> tuple[int | None, int | None]:
     return sizes[int(len(sizes) * EARLY_SHARE)], sizes[-1]
 
 
+def _top_wait(runs: list[RunRecord]) -> tuple[str | None, int | None, float | None]:
+    """The wait the most distinct threads were found in ("futex at 0x55d2…", "epoll_wait"), their number (the
+    most in one run) and its share of the looks: a wait of one thread each (a join, a worker's own
+    condition) names no bottleneck, and a tie names none."""
+    looks = sum(r.wait_looks or 0 for r in runs)
+    counts: Counter[tuple[str, str]] = Counter()
+    threads: Counter[tuple[str, str]] = Counter()
+    for run in runs:
+        for wait in run.waits:
+            key = (wait.syscall, wait.arg)
+            counts[key] += wait.count
+            threads[key] = max(threads[key], wait.threads)
+    ranked = sorted(threads.items(), key=lambda kv: -kv[1])
+    if looks < MIN_WAIT_LOOKS or not ranked or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None, None, None
+    (syscall, arg), most = ranked[0]
+    return (f"futex at {arg}" if syscall.startswith("futex") else syscall), most, counts[(syscall, arg)] / looks
+
+
 def _observed(runs: list[RunRecord]) -> list[RunRecord]:
     """Runs that ended on their own or at a deadline; a crash or a protocol break says nothing of scaling."""
     return [r for r in runs if r.status in (RunStatus.OK, RunStatus.TIMEOUT)]
@@ -90,6 +117,7 @@ def _observed(runs: list[RunRecord]) -> list[RunRecord]:
 def of_runs(runs: list[RunRecord]) -> Evidence:
     observed = _observed(runs)
     rss = [_rss(r) for r in observed]
+    top_wait, top_wait_threads, top_wait_share = _top_wait(observed)
     threads = [r.threads_max for r in observed if r.threads_max is not None]
     busy = [b for r in observed if (b := _busy_peak(r)) is not None]
     return Evidence(
@@ -111,4 +139,7 @@ def of_runs(runs: list[RunRecord]) -> Evidence:
         untracked=max((r.threads_untracked for r in observed if r.threads_untracked is not None), default=None),
         gap_share=max((r.observer_interval_max_ns / r.wall_ns for r in observed
                        if r.observer_interval_max_ns is not None and r.wall_ns), default=None),
+        top_wait=top_wait,
+        top_wait_threads=top_wait_threads,
+        top_wait_share=top_wait_share,
     )

@@ -44,6 +44,7 @@ GROWTH_MARGIN = 0.1            # fitted exponent above the benchmark's declared 
 GROWTH_LOCAL_MARGIN = 0.3      # ... or the slope between the two largest sizes by at least this
 MIN_SAMPLES = 10               # thread-state samples a run needs before its thread-state evidence counts
 MAX_GAP_SHARE = 0.2            # ... and no gap between two samples longer than this share of the run
+WAIT_THREADS = 2               # a wait is named when at least this many sleeping threads were found in it
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,16 @@ def _coverage(e: Evidence, gaps: bool = True) -> str:
     return ""
 
 
+def _waits_on(e: Evidence) -> str:
+    """The wait most sleeping threads were found in, where several share one: a futex is one lock (or
+    condition) at its address."""
+    if e.top_wait is None or e.top_wait_threads < WAIT_THREADS:
+        return ""
+    what = ": one lock or condition" if e.top_wait.startswith("futex") else ""
+    return (f"; {e.top_wait_threads} sleeping threads found waiting in {e.top_wait} ({_pct(e.top_wait_share)} "
+            f"of looks){what}")
+
+
 def _stall(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if not e.stalled_runs:
@@ -148,7 +159,7 @@ def _stall(point: Point, d: Diagnosis) -> Fired | None:
     extra = f", every thread asleep in {_pct(e.asleep_share)} of samples" if e.asleep_share is not None else ""
     threads = f", {e.threads_peak} threads" if e.threads_peak is not None else ""
     return Fired(e.stalled_runs, f"{e.stalled_runs} of {e.runs} runs timed out with no CPU used in their last 2 s"
-                 f"{threads}{extra}", "a timeout with under 0.1 s of CPU in the last 2 s")
+                 f"{threads}{extra}{_waits_on(e)}", "a timeout with under 0.1 s of CPU in the last 2 s")
 
 
 def _widest(d: Diagnosis) -> Point | None:
@@ -187,8 +198,9 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     relation = "≥" if busy else "<"
     # e above 1 is no serial fraction; within the slowdown rule's tolerance it reads as no speedup at all.
     flat = f" (speedup {p.speedup:.2f} ≥ {SLOWDOWN_SPEEDUP}: no faster)" if p.karp_flatt > 1 else ""
+    waits = "" if busy else _waits_on(e)
     return Fired(p.karp_flatt, f"{_cores_text(e)}, speedup {p.speedup:.2f}, Karp–Flatt e = {p.karp_flatt:.2f}"
-                 f"{trend}{spins}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
+                 f"{trend}{spins}{waits}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
                  f"{relation} {BUSY_SHARE:.0%} of {_on(e.cores)}", f"{d.dimension}={p.value}", weak)
 
 
@@ -244,7 +256,8 @@ def _blocked(point: Point, d: Diagnosis) -> Fired | None:
     if e.asleep_share >= BLOCKED_ASLEEP and e.busy_peak >= busy:
         cpu = f", {_cores_text(e)}" if e.cpu_cores is not None else ""
         return Fired(e.asleep_share, f"every thread asleep in {_pct(e.asleep_share)} of samples, yet up to "
-                     f"{e.busy_peak} threads ran within one sample ({e.threads_peak} threads on {_on(e.cores)}){cpu}",
+                     f"{e.busy_peak} threads ran within one sample ({e.threads_peak} threads on {_on(e.cores)}){cpu}"
+                     f"{_waits_on(e)}",
                      f"asleep {_pct(e.asleep_share)} ≥ {BLOCKED_ASLEEP:.0%} with {e.busy_peak} ≥ {busy} threads busy "
                      "in one sample", weak=_coverage(e))
     return None
@@ -305,7 +318,7 @@ def _waiting(point: Point, d: Diagnosis) -> Fired | None:
         return None
     if e.asleep_share >= WAITING_ASLEEP and e.cpu_cores < WAITING_CPU_SHARE * e.cores:
         return Fired(e.asleep_share, f"every thread asleep in {_pct(e.asleep_share)} of samples, "
-                     f"{_cores_text(e)}: the time goes to waiting, not computing",
+                     f"{_cores_text(e)}: the time goes to waiting, not computing{_waits_on(e)}",
                      f"asleep {_pct(e.asleep_share)} ≥ {WAITING_ASLEEP:.0%} and CPU {e.cpu_cores:.2f} < "
                      f"{WAITING_CPU_SHARE:.0%} of {_on(e.cores)}", weak=_coverage(e))
     return None
@@ -504,7 +517,8 @@ def _point_dict(p: Point) -> dict:
             "voluntary_per_s_core": e.voluntary_rate, "involuntary_per_s_core": e.involuntary_rate,
             "threads_peak": e.threads_peak, "busy_peak": e.busy_peak, "asleep_share": e.asleep_share,
             "rss_early_bytes": e.rss_early, "rss_late_bytes": e.rss_late, "stalled_runs": e.stalled_runs,
-            "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked, "gap_share": e.gap_share}
+            "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked, "gap_share": e.gap_share,
+            "top_wait": e.top_wait, "top_wait_threads": e.top_wait_threads, "top_wait_share": e.top_wait_share}
 
 
 def _finding_dict(f: Finding) -> dict:

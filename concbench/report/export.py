@@ -32,10 +32,10 @@ def _session_dict(session: SessionRecord) -> dict:
     }
 
 
-# A run's fields as the record declares them, but these: the launch's argv, the samples and the threads
-# stay in the database; `id` is the store's own. A field added to RunRecord is exported, and the schema
+# A run's fields as the record declares them, but these: the launch's argv, the samples, the threads and
+# the waits stay in the database; `id` is the store's own. A field added to RunRecord is exported, and the schema
 # test fails until export-v1.schema.json describes it.
-_NOT_EXPORTED = ("argv", "samples", "threads", "id")
+_NOT_EXPORTED = ("argv", "samples", "threads", "waits", "id")
 
 
 def run_dict(run: RunRecord) -> dict:
