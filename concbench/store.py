@@ -146,6 +146,11 @@ class Store:
         if stored != str(SCHEMA_VERSION):
             raise UsageError(f"{path}: written with results schema {stored}, this concbench reads {SCHEMA_VERSION}; "
                              "use a concbench of that version or another --db")
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+        lacking = [c for c in _RUN_COLUMNS if c not in have]
+        if lacking:   # the same version number, other columns: a development build wrote it
+            raise UsageError(f"{path}: its runs table lacks {', '.join(lacking)} of results schema {SCHEMA_VERSION} "
+                             "(written by a development version); use another --db")
         self.path = path
 
     def _migrate(self) -> str | None:

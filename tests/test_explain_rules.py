@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from concbench.catalog import Benchmark
-from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, WaitRecord
+from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
 from concbench.report import explain
 from concbench.report.explain import RULES, diagnose
 from concbench.report.summary import summarise
@@ -107,6 +107,28 @@ def test_too_few_looks_or_a_tie_name_no_wait():
     tie = [WaitRecord("futex", "0x1", 6, 2), WaitRecord("futex", "0x2", 6, 2)]
     tied = _finding([_run(1, 100, 1.0), _run(2, 80, 1.0, waits=tie, looks=12)], "serial")
     assert "waiting in" not in few.text and "waiting in" not in tied.text
+
+
+def _threads(*named: tuple[str, int]) -> list[ThreadRecord]:
+    return [ThreadRecord(tid, name, cpu * MS, 0, 0, 0) for tid, (name, cpu) in enumerate(named, 1)]
+
+
+def test_idle_cores_name_the_one_thread_that_did_the_work():
+    run = _run(2, 80, 1.0)
+    run.threads = _threads(("main", 900), ("worker-1", 50), ("worker-2", 50))
+    found = _finding([_run(1, 100, 1.0), run], "serial")
+    assert "one thread, 'main', used 90 % of the threads' CPU" in found.text
+    run.threads = _threads(("worker-1", 450), ("worker-2", 450), ("main", 100))   # a pool of two: no one thread
+    assert "one thread" not in _finding([_run(1, 100, 1.0), run], "serial").text
+
+
+def test_busy_cores_say_which_threads_used_the_cpu():
+    run = _run(2, 80, 1.6)
+    run.threads = _threads(("GC Thread#0", 300), ("GC Thread#1", 300), ("worker 1", 200), ("worker 2", 200))
+    found = _finding([_run(1, 100, 1.0), run], "overhead")
+    assert "CPU by thread: 'GC Thread#N' ×2 60 %, 'worker N' ×2 40 %" in found.text
+    run.threads = _threads(("app", 500), ("app", 500))
+    assert "CPU by thread" not in _finding([_run(1, 100, 1.0), run], "overhead").text
 
 
 # -- slowdown ----------------------------------------------------------------------------------------------------

@@ -88,6 +88,17 @@ def test_a_results_file_of_another_schema_is_refused_whole(tmp_path):
         Store(path)
 
 
+def test_a_file_of_this_version_with_other_columns_is_refused_whole(tmp_path):
+    path = tmp_path / "dev.sqlite"
+    Store(path).close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE runs DROP COLUMN wait_looks")   # as a development build of this version wrote it
+    db.commit()
+    db.close()
+    with pytest.raises(UsageError, match="runs table lacks wait_looks of results schema"):
+        Store(path)
+
+
 def test_a_schema_1_file_is_migrated_and_keeps_its_runs(tmp_path):
     path = tmp_path / "v1.sqlite"
     db = sqlite3.connect(path)   # the schema-1 tables as an older concbench wrote them, with one run

@@ -7,6 +7,7 @@ the run was not observed (an old session, or no launcher)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ from ..records import RunRecord, RunStatus
 
 EARLY_SHARE = 0.1    # resident size "early" is read after the first tenth of the run (start-up done)
 MIN_WAIT_LOOKS = 5   # looks at sleeping threads before what they wait in is told
+CPU_GROUPS = 3       # thread-name groups kept, by CPU ...
+CPU_GROUP_SHARE = 0.01  # ... that used at least this share of it
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,9 @@ class Evidence:
     top_wait: str | None = None
     top_wait_threads: int | None = None
     top_wait_share: float | None = None
+    # Where the CPU went by thread name, numbers as N ("GC Thread#0..7" → "GC Thread#N"): the biggest
+    # groups first, each (name, threads, share of the threads' CPU).
+    cpu_by_thread: tuple[tuple[str, int, float], ...] = ()
 
     @property
     def rss_growth(self) -> float | None:
@@ -109,6 +115,30 @@ def _top_wait(runs: list[RunRecord]) -> tuple[str | None, int | None, float | No
     return (f"futex at {arg}" if syscall.startswith("futex") else syscall), most, counts[(syscall, arg)] / looks
 
 
+def _thread_group(name: str) -> str:
+    """A thread's name with its numbers as N ("GC Thread#N", "N_scheduler", "ForkJoinPool-N-"): the workers
+    of one pool, the GC or JIT threads, share one. A number glued to a letter stays ("C2 CompilerThre")."""
+    return re.sub(r"(?<![A-Za-z])\d+", "N", name)
+
+
+def _cpu_by_thread(runs: list[RunRecord]) -> tuple[tuple[str, int, float], ...]:
+    cpu: Counter[str] = Counter()
+    members: dict[str, set[tuple[int, int]]] = {}
+    for index, run in enumerate(runs):
+        for thread in run.threads:
+            if not thread.name:   # never read: it ended before its first sample
+                continue
+            group = _thread_group(thread.name)
+            cpu[group] += thread.cpu_ns
+            members.setdefault(group, set()).add((index, thread.tid))
+    total = sum(cpu.values())
+    if not total:
+        return ()
+    runs_seen = max(len(runs), 1)
+    return tuple((group, round(len(members[group]) / runs_seen), spent / total)
+                 for group, spent in cpu.most_common(CPU_GROUPS) if spent >= CPU_GROUP_SHARE * total)
+
+
 def _observed(runs: list[RunRecord]) -> list[RunRecord]:
     """Runs that ended on their own or at a deadline; a crash or a protocol break says nothing of scaling."""
     return [r for r in runs if r.status in (RunStatus.OK, RunStatus.TIMEOUT)]
@@ -142,4 +172,5 @@ def of_runs(runs: list[RunRecord]) -> Evidence:
         top_wait=top_wait,
         top_wait_threads=top_wait_threads,
         top_wait_share=top_wait_share,
+        cpu_by_thread=_cpu_by_thread(observed),
     )

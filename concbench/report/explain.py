@@ -45,6 +45,7 @@ GROWTH_LOCAL_MARGIN = 0.3      # ... or the slope between the two largest sizes 
 MIN_SAMPLES = 10               # thread-state samples a run needs before its thread-state evidence counts
 MAX_GAP_SHARE = 0.2            # ... and no gap between two samples longer than this share of the run
 WAIT_THREADS = 2               # a wait is named when at least this many sleeping threads were found in it
+ONE_THREAD_SHARE = 0.5         # a serial bottleneck names the one thread that used this share of the CPU
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,23 @@ def _waits_on(e: Evidence) -> str:
             f"of looks){what}")
 
 
+def _threads_text(groups: tuple[tuple[str, int, float], ...]) -> str:
+    return ", ".join(f"'{name}'" + (f" ×{n}" if n > 1 else "") + f" {_pct(share)}" for name, n, share in groups)
+
+
+def _cpu_went(e: Evidence, busy: bool) -> str:
+    """Which threads used the CPU: for idle cores the one thread that did most of the work, where one did;
+    for busy cores the biggest groups by name (workers against GC, JIT or scheduler threads)."""
+    if busy:   # one name for every thread tells nothing
+        return f"; CPU by thread: {_threads_text(e.cpu_by_thread)}" if len(e.cpu_by_thread) > 1 else ""
+    if not e.cpu_by_thread:
+        return ""
+    name, n, share = e.cpu_by_thread[0]
+    if n != 1 or share < ONE_THREAD_SHARE:
+        return ""
+    return f"; one thread, '{name}', used {_pct(share)} of the threads' CPU"
+
+
 def _stall(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if not e.stalled_runs:
@@ -200,7 +218,7 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     flat = f" (speedup {p.speedup:.2f} ≥ {SLOWDOWN_SPEEDUP}: no faster)" if p.karp_flatt > 1 else ""
     waits = "" if busy else _waits_on(e)
     return Fired(p.karp_flatt, f"{_cores_text(e)}, speedup {p.speedup:.2f}, Karp–Flatt e = {p.karp_flatt:.2f}"
-                 f"{trend}{spins}{waits}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
+                 f"{trend}{spins}{_cpu_went(e, busy)}{waits}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
                  f"{relation} {BUSY_SHARE:.0%} of {_on(e.cores)}", f"{d.dimension}={p.value}", weak)
 
 
@@ -518,7 +536,8 @@ def _point_dict(p: Point) -> dict:
             "threads_peak": e.threads_peak, "busy_peak": e.busy_peak, "asleep_share": e.asleep_share,
             "rss_early_bytes": e.rss_early, "rss_late_bytes": e.rss_late, "stalled_runs": e.stalled_runs,
             "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked, "gap_share": e.gap_share,
-            "top_wait": e.top_wait, "top_wait_threads": e.top_wait_threads, "top_wait_share": e.top_wait_share}
+            "top_wait": e.top_wait, "top_wait_threads": e.top_wait_threads, "top_wait_share": e.top_wait_share,
+            "cpu_by_thread": [list(group) for group in e.cpu_by_thread]}
 
 
 def _finding_dict(f: Finding) -> dict:
