@@ -58,10 +58,11 @@ class ProcessRecord(Measures):
     stall: bool | None = None
     aborted: str | None = None            # why the harness stopped it early (a protocol error)
     stderr_tail: str = ""
+    run_delay_known: bool = True          # False where the kernel gave no schedstat: the delay is unknown, not 0
 
     @property
     def run_delay_ns(self) -> int | None:
-        return sum(t.run_delay_ns for t in self.threads) if self.threads else None
+        return sum(t.run_delay_ns for t in self.threads) if self.threads and self.run_delay_known else None
 
     @property
     def threads_max(self) -> int | None:
@@ -185,6 +186,7 @@ class _Run:
         elif "threads" in message:
             self.record.threads = [ThreadRecord(*fields) for fields in message["threads"]]
             self.record.threads_untracked = message["untracked"]
+            self.record.run_delay_known = message.get("schedstat", True)
         elif "waits" in message:
             self.record.waits = [WaitRecord(syscalls.name(number), arg, count, threads)
                                  for number, arg, count, threads in message["waits"]]

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from concbench import runner
+from concbench.records import ThreadRecord
 
 
 def _spec(argv, **kw):
@@ -60,6 +61,16 @@ def test_threads_asleep_on_one_lock_are_found_waiting_on_one_futex(launcher):
     counts = [w.count for w in record.waits]
     assert counts == sorted(counts, reverse=True)   # the most counted first
     assert any(w.syscall in ("clock_nanosleep", "nanosleep", "select") for w in record.waits), record.waits
+
+
+def test_threads_that_only_start_and_sleep_are_not_busy(launcher):
+    # Twenty threads appear and sleep: a thread's CPU before it was first seen (its start) is not work.
+    code = ("import threading, time\ntime.sleep(0.1)\n"
+            "threads = [threading.Thread(target=time.sleep, args=(0.4,)) for _ in range(20)]\n"
+            "[t.start() for t in threads]; [t.join() for t in threads]")
+    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    assert record.exit_code == 0 and max(s.threads for s in record.samples) >= 20
+    assert max(s.busy for s in record.samples) <= 3, [s.busy for s in record.samples]
 
 
 def test_the_observer_reports_how_well_it_covered_the_run(launcher):
@@ -142,3 +153,9 @@ def test_without_a_launcher_peak_memory_is_null_with_a_reason():
     record = runner.execute(_spec(["true"]), None, lambda line: None)
     assert record.exit_code == 0
     assert record.max_rss_bytes is None and "inherits" in record.max_rss_missing
+
+
+def test_a_run_delay_the_kernel_did_not_give_is_unknown_not_zero():
+    threads = [ThreadRecord(1, "main", 10, 0, 1, 0)]
+    assert runner.ProcessRecord(threads=threads).run_delay_ns == 0
+    assert runner.ProcessRecord(threads=threads, run_delay_known=False).run_delay_ns is None

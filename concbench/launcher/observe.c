@@ -26,8 +26,11 @@
  * the end {"threads": [[tid, name, cpu_ns, run_delay_ns, voluntary, involuntary], ...],
  * "untracked": n}, {"waits": [[syscall, "0xARG", count, threads], ...], "looks": n} (the most counted first)
  * and {"observer": {"cpu_ns": ..., "samples": ..., "interval_max_ns": ...}}.
- * busy counts threads whose CPU time grew since the previous sample; run_delay, voluntary and
- * involuntary are totals over every thread seen so far, the ones that ended included.
+ * busy counts threads already seen at the previous sample whose CPU time grew since (a thread first
+ * seen is not busy: its CPU so far may be all start-up); run_delay, voluntary
+ * and involuntary are totals over every thread seen so far, the ones that ended included. Where a
+ * thread's schedstat cannot be read (a kernel without it), "schedstat": false in the threads line
+ * says the run delay is unknown, not 0.
  */
 #define _GNU_SOURCE
 #include "observe.h"
@@ -59,6 +62,7 @@ enum { T_NS, RSS, THREADS, CPU, RUNNING, SLEEPING, BLOCKED, BUSY, DELAY, VOLUNTA
 struct thread {
     int tid;
     int fd_stat, fd_sched, fd_status;   /* -1 once the thread has ended */
+    int seen;                           /* read at an earlier sample */
     char name[32];
     char state;
     long long cpu_ns, delay_ns, voluntary, involuntary;
@@ -76,6 +80,7 @@ struct observer {
     pid_t pid;
     FILE *report;
     int64_t start_ns, interval_ns, interval_max_ns, last_flush_ns, next_ns;
+    int schedstat_missing;             /* a live thread whose schedstat could not be read */
     int64_t cpu_at_start_ns;           /* the launcher's CPU before observing: fork and exec are not ours */
     int fd_proc_stat;
     struct thread *threads;
@@ -175,7 +180,7 @@ static long long field_after(const char *text, const char *key) {
 }
 
 /* Reads one thread; 0 if it has ended. */
-static int read_thread(struct thread *t, int with_status) {
+static int read_thread(struct observer *o, struct thread *t, int with_status) {
     char buf[4096];
     if (reread(t->fd_stat, buf, sizeof buf) < 0) return 0;
     char *open_paren = strchr(buf, '('), *close_paren = strrchr(buf, ')');
@@ -190,6 +195,8 @@ static int read_thread(struct thread *t, int with_status) {
     if (reread(t->fd_sched, buf, sizeof buf) > 0 && sscanf(buf, "%lld %lld", &cpu, &delay) == 2) {
         t->cpu_ns = cpu;
         t->delay_ns = delay;
+    } else {
+        o->schedstat_missing = 1;
     }
     if (with_status && reread(t->fd_status, buf, sizeof buf) > 0) {
         long long voluntary = field_after(buf, "\nvoluntary_ctxt_switches:");
@@ -302,7 +309,7 @@ int64_t observer_sample(struct observer *o) {
                 struct thread *t = &o->threads[i];
                 if (t->fd_stat >= 0) {
                     long long before = t->cpu_ns;
-                    if (read_thread(t, with_status)) {
+                    if (read_thread(o, t, with_status)) {
                         if (with_waits && t->state == 'S' && wait_reads < WAIT_READS) {
                             look_at_wait(o, t->tid);
                             wait_reads++;
@@ -310,7 +317,8 @@ int64_t observer_sample(struct observer *o) {
                         running += t->state == 'R';
                         sleeping += t->state == 'S';
                         blocked += t->state == 'D';
-                        busy += o->samples > 0 && t->cpu_ns > before;
+                        busy += t->seen && t->cpu_ns > before;
+                        t->seen = 1;
                     } else {
                         close_thread(o, t);
                     }
@@ -361,7 +369,8 @@ void observer_finish(struct observer *o) {
         write_json_string(o->report, t->name);
         fprintf(o->report, ", %lld, %lld, %lld, %lld]", t->cpu_ns, t->delay_ns, t->voluntary, t->involuntary);
     }
-    fprintf(o->report, "], \"untracked\": %d}\n", o->untracked);
+    fprintf(o->report, "], \"untracked\": %d, \"schedstat\": %s}\n", o->untracked,
+            o->schedstat_missing ? "false" : "true");
     qsort(o->waits, (size_t)o->wait_kinds, sizeof o->waits[0], by_count);
     fputs("{\"waits\": [", o->report);
     for (int i = 0; i < o->wait_kinds && i < WAITS_REPORTED; i++)

@@ -86,7 +86,10 @@ def _runnable_per_core(run: RunRecord) -> float | None:
 
 
 def _busy_peak(run: RunRecord) -> int | None:
-    return max((s.busy for s in run.samples if s.busy is not None), default=None)
+    """The most threads that ran within one sample, after start-up (the first tenth of the samples): JIT,
+    GC and loader threads starting up are not a pool at work."""
+    busy = [s.busy for s in run.samples if s.busy is not None]
+    return max(busy[int(len(busy) * EARLY_SHARE):], default=None)
 
 
 def _rss(run: RunRecord) -> tuple[int | None, int | None]:

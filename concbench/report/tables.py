@@ -358,7 +358,7 @@ def grid_table(grid) -> TableModel:
 EXPLAIN_NOTE = ("Findings that hold at the sweep's widest point come first, then the rules' order (`concbench "
                 "explain --rules`), then how far past the threshold. Speedup and efficiency against the first point; K–F e: the Karp–Flatt serial fraction; CPU: cores "
                 "kept busy; delay: run delay (runnable, waiting for a CPU) per core, share of wall; switches per "
-                "second per core; busy: most threads that ran within one sample; asleep: samples with no thread "
+                "second per core; busy: most threads that ran within one sample after start-up; asleep: samples with no thread "
                 "running; RSS: after start-up → at the end. Medians over the runs that finished or timed out.")
 
 
