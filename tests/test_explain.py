@@ -41,7 +41,7 @@ def swept(tmp_path_factory):
     installed("fixture")
     cli = Cli(tmp_path_factory.mktemp("explain") / "results.sqlite")
     diagnoses = {}
-    for session, model in enumerate(("scaling", *CAUSES), 1):
+    for session, model in enumerate(("scaling", *CAUSES, "idle"), 1):
         options = [arg for option in OPTIONS.get(model, []) for arg in ("--option", option)]
         done = cli("run", "-b", "spawn-scaling", "-v", f"fixture/{model}", "--param", "4000", "--cores", "1,2",
                    "--runs", "1", "--iterations", "3", "--warmup", "0", *options)
@@ -70,6 +70,16 @@ def test_the_well_scaling_fixture_has_no_finding_and_its_figures_are_filled(swep
     for point in (one, two):
         assert point["cpu_cores"] > 0.5 and point["threads_peak"] >= 2 and point["asleep_share"] is not None
         assert point["delay_share"] is not None and point["voluntary_per_s_core"] is not None
+
+
+@pytest.mark.slow
+def test_many_idle_service_threads_beside_a_scaling_pool_are_no_finding(swept):
+    # As a JVM's GC, JIT and signal threads: 40 threads asleep all run long are not oversubscription, a blocked
+    # pool or waiting; the full set of findings stays empty.
+    _, diagnoses = swept
+    d = diagnoses["fixture/idle"]
+    assert d["findings"] == [], d["findings"]
+    assert all(p["threads_peak"] >= 40 for p in d["points"]), d["points"]
 
 
 @pytest.mark.slow
