@@ -121,9 +121,10 @@ static int open_task_file(pid_t pid, int tid, const char *name) {
     return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/* The live thread with this id: an ended one's id may be reused by a new thread, which is then new. */
 static struct thread *find(struct observer *o, int tid) {
     for (int i = 0; i < o->count; i++)
-        if (o->threads[i].tid == tid) return &o->threads[i];
+        if (o->threads[i].tid == tid && o->threads[i].fd_stat >= 0) return &o->threads[i];
     return NULL;
 }
 
