@@ -34,7 +34,7 @@ from .report.page import PAGE, default_folder, open_in_browser
 from .report.terminal import make_console, print_summary, say, show
 from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
-from .store import Store
+from .store import Store, refuse_url
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -446,6 +446,7 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, ope
 
 def _open_store(catalog: Catalog, db: Path | None) -> Store:
     path = db or _default_db(catalog)
+    refuse_url(path)
     if not path.exists():
         raise UsageError(f"{path}: no results yet (run `concbench run` first)")
     return Store(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import datetime, timezone
 from enum import StrEnum
@@ -123,8 +124,20 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+# A database URL ("postgresql://user@host/db"; a path option folds its "//" into "/"): not a file name.
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
+
+
+def refuse_url(path: Path) -> None:
+    """One clear line for a database URL given where a results file is wanted, before anything is created."""
+    if _URL.match(str(path)):
+        raise UsageError(f"{path}: a database URL, not a file; results go to an SQLite file only "
+                         "(a server database is not supported yet): give --db a file path")
+
+
 class Store:
     def __init__(self, path: Path) -> None:
+        refuse_url(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path)

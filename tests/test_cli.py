@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from conftest import ROOT
+
 FAKE = ["-b", "fib", "--size", "test", "--runs", "1"]
 
 
@@ -154,6 +156,12 @@ def test_a_database_that_cannot_be_opened_or_created_is_refused_before_anything_
     garbage.write_bytes(b"garbage" * 200)
     done = cli("report", "--db", str(garbage), db=False)
     assert done.returncode == 2 and "not a concbench database" in done.stderr and "Traceback" not in done.stderr
+    # A server URL is not taken for a file: no SQLite file under a folder named "postgresql:" (issue 25).
+    for command in (("run", *FAKE, "-v", "fake/ok", "--param", "5"), ("report",)):
+        done = cli(*command, "--db", "postgresql://bench@localhost/results", db=False)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+        assert "a database URL, not a file" in done.stderr
+    assert not list(ROOT.glob("postgresql*"))   # the CLI runs in the repository root
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
 import sqlite3
+from pathlib import Path
 from dataclasses import MISSING, fields
 
 import pytest
@@ -86,6 +87,14 @@ def test_a_results_file_of_another_schema_is_refused_whole(tmp_path):
     db.close()
     with pytest.raises(UsageError, match="results schema 0"):
         Store(path)
+
+
+@pytest.mark.parametrize("url", ["postgresql://bench@db.example:5432/results", "postgres://x/y", "sqlite:///a.db"])
+def test_a_database_url_is_refused_and_nothing_is_created(tmp_path, monkeypatch, url):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="a database URL, not a file"):
+        Store(Path(url))
+    assert list(tmp_path.iterdir()) == []   # no directory named after the scheme
 
 
 def test_a_file_of_this_version_with_other_columns_is_refused_whole(tmp_path):
