@@ -15,7 +15,7 @@ import click
 from . import conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
-from .plan import Request, make_plan, parse_option, parse_values
+from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, shard_of
 from .progress import RichProgress
 from .records import RunStatus
 from .report import export
@@ -217,8 +217,10 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
               help="Bencher Metric Format JSON, for `bencher run --adapter json --file FILE`.")
 @click.option("--page", is_flag=True,
               help="Then write the session's HTML report beside the database (results/session-N/index.html).")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Only the K-th of N disjoint parts of the plan (whole series each; for several machines).")
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf, page) -> int:
+                strict, db, export_json, export_csv, export_bmf, page, shard) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
         _writable(path, flag)
@@ -235,10 +237,24 @@ def run_command(benchmarks, variants, size, params, cores, options, runs, iterat
     )
     config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
               "timeout_s": timeout, "strict": strict}
-    store, outcome = _run_session(catalog, lambda c: make_plan(c, request, _available(c)),
-                              Settings(runs=runs, timeout_s=timeout), db, config, variants)
+    planner = _sharded(lambda c: make_plan(c, request, _available(c)), shard, config)
+    store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout), db, config, variants)
     return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
                            page)
+
+
+def _sharded(planner, text: str | None, config: dict):
+    """With `--shard K/N`, the planner's K-th part, the session's config noting the part and the whole plan's
+    identity (the parts of one plan share it); without, the planner itself."""
+    if text is None:
+        return planner
+    shard = parse_shard(text)
+
+    def part(current: Catalog) -> list:
+        plan = planner(current)
+        config["shard"] = {"part": str(shard), "plan": plan_identity(plan), "points": len(plan)}
+        return shard_of(plan, shard)
+    return part
 
 
 def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
@@ -581,7 +597,8 @@ def study_list() -> int:
 @click.option("--scale", default="quick", show_default=True, type=click.Choice(list(SCALES)),
               help="quick: minutes on 2 cores; paper: the source's design.")
 @click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
-def study_run(study_id, scale, db) -> int:
+@click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
+def study_run(study_id, scale, db, shard) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
     study = find_study(catalog.root, study_id)
@@ -595,7 +612,8 @@ def study_run(study_id, scale, db) -> int:
         return plan
 
     config = {"study": study.id, "scale": scale}
-    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale]), db, config)
+    store, outcome = _run_session(catalog, _sharded(planner, shard, config), Settings(runs=study.runs[scale]), db,
+                                  config)
     code = _finish_session(catalog, store, outcome, strict=False)
     _print_study(study, summarise(store.runs(outcome.session_id)))
     return code

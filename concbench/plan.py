@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from .catalog import REPEAT, SIZE_SETS, Benchmark, Catalog, SizePoint, SizeSet, Variant, option_combinations
@@ -192,3 +193,48 @@ def make_plan(catalog: Catalog, request: Request, available: set[str]) -> list[P
         if point.warmup >= point.iterations:
             raise UsageError(f"--warmup {point.warmup} leaves no measured iteration of {point.iterations}")
     return points
+
+
+# -- shards: disjoint parts of one plan, for several machines or nodes (issue 25) -----------------------------
+
+@dataclass(frozen=True)
+class Shard:
+    index: int    # K, from 1
+    count: int    # N
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def parse_shard(text: str) -> Shard:
+    """`--shard K/N`: the K-th of N parts, 1 ≤ K ≤ N."""
+    k, slash, n = text.partition("/")
+    if not slash or not k.isdigit() or not n.isdigit() or not 1 <= int(k) <= int(n):
+        raise UsageError(f"--shard {text!r}: K/N with 1 ≤ K ≤ N, e.g. 2/3")
+    return Shard(int(k), int(n))
+
+
+def _series_text(point: Point) -> str:
+    benchmark, variant, options, cores = point.skip_key
+    return f"{benchmark} {variant} {' '.join(f'{k}={v}' for k, v in options)} cores={cores}"
+
+
+def _point_text(point: Point) -> str:
+    return f"{_series_text(point)} {point.benchmark.param_name}={point.param}"
+
+
+def plan_identity(plan: list[Point]) -> str:
+    """A short digest of every point of the plan, whatever their order: the shards of one plan share it."""
+    digest = hashlib.sha256("\n".join(sorted(_point_text(p) for p in plan)).encode())
+    return digest.hexdigest()[:16]
+
+
+def shard_of(plan: list[Point], shard: Shard) -> list[Point]:
+    """The points of one part. A series (its line of sizes) stays whole in one part, so that a timeout still
+    skips its larger sizes; the series are dealt round-robin in the order of their digests, so that every
+    part gets some when there are at least N, and N invocations cover every point exactly once."""
+    series = sorted({_series_text(p) for p in plan}, key=lambda s: hashlib.sha256(s.encode()).hexdigest())
+    if len(series) < shard.count:
+        raise UsageError(f"--shard {shard}: the plan has {len(series)} series, fewer than {shard.count} parts")
+    mine = set(series[shard.index - 1::shard.count])
+    return [p for p in plan if _series_text(p) in mine]

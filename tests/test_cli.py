@@ -356,3 +356,20 @@ def test_export_bmf_writes_what_a_bencher_server_reads(cli, tmp_path):
     assert sorted(document) == ["fib/fake/ok/param=10/cores=2", "fib/fake/ok/param=15/cores=2"]
     again = cli("report", "--format", "bmf")
     assert json.loads(again.stdout) == document
+
+
+@pytest.mark.slow
+def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(cli, tmp_path):
+    points, plans = [], set()
+    for k in (1, 2, 3):
+        db = tmp_path / f"shard{k}.sqlite"
+        done = cli("run", "-b", "fib", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/slow", "--size", "test",
+                   "--runs", "1", "--shard", f"{k}/3", "--db", str(db), db=False)
+        assert done.returncode == 0, done.stderr
+        with sqlite3.connect(db) as conn:
+            points += conn.execute("SELECT benchmark, variant, param, options_json, cores FROM runs").fetchall()
+            shard = json.loads(conn.execute("SELECT config_json FROM sessions").fetchone()[0])["shard"]
+        assert shard["part"] == f"{k}/3"
+        plans.add((shard["plan"], shard["points"]))
+    (plan,) = plans                                      # one plan, named alike by every part
+    assert len(points) == len(set(points)) == plan[1]   # every point exactly once

@@ -4,7 +4,7 @@ import pytest
 
 from concbench.catalog import load_catalog
 from concbench.errors import UsageError
-from concbench.plan import Request, make_plan, parse_option, parse_values
+from concbench.plan import Request, Shard, make_plan, parse_option, parse_shard, parse_values, plan_identity, shard_of
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +110,39 @@ def test_a_benchmarks_option_defaults_are_passed_explicitly_and_find_their_refer
     plain = make_plan(catalog, Request(benchmarks=("winnow",), variants=("c/seq",), params=("100",), cores=(2,)),
                       {"c/seq"})
     assert catalog.benchmarks["winnow"].reference_for("100", 0, dict(plain[0].options)) is not None
+
+
+# -- shards ----------------------------------------------------------------------------------------------------
+
+def _sweep(catalog):
+    return make_plan(catalog, Request(benchmarks=("fib", "nqueens"), variants=("swift/gcd", "swift/sc"), size="test",
+                                      cores=(1, 2), all_shapes=True), ALL)
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 5])
+def test_the_parts_of_a_plan_cover_every_point_once_and_keep_each_series_whole(catalog, parts):
+    plan = _sweep(catalog)
+    shards = [shard_of(plan, Shard(k, parts)) for k in range(1, parts + 1)]
+    assert sorted(map(repr, (p for s in shards for p in s))) == sorted(map(repr, plan))   # each point exactly once
+    assert all(shards)
+    owner = {p.skip_key: k for k, s in enumerate(shards) for p in s}
+    assert all(owner[p.skip_key] == k for k, s in enumerate(shards) for p in s)   # a line of sizes stays together
+
+
+def test_a_part_and_the_plans_identity_do_not_depend_on_the_order_of_the_plan(catalog):
+    plan = _sweep(catalog)
+    backwards = list(reversed(plan))
+    assert plan_identity(plan) == plan_identity(backwards) != plan_identity(plan[1:])
+    assert set(map(repr, shard_of(plan, Shard(2, 3)))) == set(map(repr, shard_of(backwards, Shard(2, 3))))
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "3", "a/b", "1/0", "-1/2"])
+def test_a_bad_shard_is_one_line(text):
+    with pytest.raises(UsageError, match="K/N with 1 ≤ K ≤ N"):
+        parse_shard(text)
+
+
+def test_more_parts_than_series_is_refused(catalog):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("swift/sc",), size="test", cores=(2,)), ALL)
+    with pytest.raises(UsageError, match="the plan has 1 series, fewer than 2 parts"):
+        shard_of(plan, Shard(1, 2))
