@@ -578,6 +578,19 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
 # -- studies ------------------------------------------------------------------------------
 
 
+@cli.command("merge")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--into", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The results file the sessions join (created if missing).")
+def merge_command(sources, into) -> int:
+    """Join the sessions of several results files (the parts of a sharded plan) into one, each as it was."""
+    from .merge import merge
+
+    for source, old, new in merge(list(sources), into):
+        console.print(f"{source} session {old} → {into} session {new}", highlight=False, markup=False)
+    return EXIT_OK
+
+
 @cli.group("study")
 def study_group() -> None:
     """Presets that reproduce a published experiment and lay its tables beside ours."""

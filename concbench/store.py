@@ -195,6 +195,18 @@ class Store:
         self.db.commit()
         return cursor.lastrowid
 
+    def copy_session(self, session: SessionRecord) -> int:
+        """A session of another store, as it was (its times, status, command, machine and config), under a new
+        id here; its runs follow with record_run."""
+        cursor = self.db.execute(
+            "INSERT INTO sessions (started_at, ended_at, status, command, git_commit, environment_json, config_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session.started_at, session.ended_at, session.status, session.command, session.git_commit,
+             json.dumps(session.environment), json.dumps(session.config)),
+        )
+        self.db.commit()
+        return cursor.lastrowid
+
     def end_session(self, session_id: int, status: str) -> None:
         self.db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?", (_now(), status, session_id))
         self.db.commit()

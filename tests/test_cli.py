@@ -373,3 +373,11 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
         plans.add((shard["plan"], shard["points"]))
     (plan,) = plans                                      # one plan, named alike by every part
     assert len(points) == len(set(points)) == plan[1]   # every point exactly once
+    merged = tmp_path / "all.sqlite"
+    shards = [str(tmp_path / f"shard{k}.sqlite") for k in (1, 2, 3)]
+    done = cli("merge", *shards, "--into", str(merged), db=False)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(merged) as conn:
+        assert sorted(conn.execute("SELECT benchmark, variant, param, options_json, cores FROM runs")) == sorted(points)
+    again = cli("merge", shards[1], "--into", str(merged), db=False)
+    assert again.returncode == 2 and "part 2/3 of plan" in again.stderr and "already in" in again.stderr

@@ -1,0 +1,66 @@
+"""`concbench merge`: the parts of a sharded plan joined into one store, each session as it was; a part met
+twice or a plan split two ways refused before anything is written."""
+
+import pytest
+
+from concbench.errors import UsageError
+from concbench.merge import merge
+from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, WaitRecord
+from concbench.store import Store
+
+
+def _part(path, part: str, plan: str = "p1", machine: str = "cpu A") -> None:
+    store = Store(path)
+    session = store.start_session(f"concbench run --shard {part}", "abc", {"cpu_model": machine},
+                                  {"shard": {"part": part, "plan": plan, "points": 2}})
+    store.record_run(session, RunRecord(
+        "fib", "x/y", part.split("/")[0], {}, 2, 0, RunStatus.OK, wall_ns=5,
+        iterations=[IterationRecord(0, 10, "55", "verified", False)], metrics={"spawns": 3.0},
+        samples=[SampleRecord(1, 2, 3, 4)], waits=[WaitRecord("futex", "0x1", 2, 2)]))
+    store.end_session(session, "finished")
+    store.close()
+
+
+def test_the_parts_of_a_plan_join_one_store_each_as_it_was(tmp_path):
+    _part(tmp_path / "a.sqlite", "1/2", machine="cpu A")
+    _part(tmp_path / "b.sqlite", "2/2", machine="cpu B")
+    into = tmp_path / "all.sqlite"
+    copied = merge([tmp_path / "a.sqlite", tmp_path / "b.sqlite"], into)
+    assert [(s.name, old, new) for s, old, new in copied] == [("a.sqlite", 1, 1), ("b.sqlite", 1, 2)]
+    store = Store(into)
+    sessions = store.sessions()
+    assert [s.environment["cpu_model"] for s in sessions] == ["cpu A", "cpu B"]   # each keeps its machine
+    assert [s.status for s in sessions] == ["finished", "finished"]
+    (run,) = store.runs(2, with_samples=True)
+    assert run.param == "2" and run.metrics == {"spawns": 3.0} and run.iterations[0].result == "55"
+    assert run.samples == [SampleRecord(1, 2, 3, 4)] and run.waits == [WaitRecord("futex", "0x1", 2, 2)]
+
+
+def test_a_part_twice_is_refused_and_nothing_is_written(tmp_path):
+    _part(tmp_path / "a.sqlite", "1/2")
+    into = tmp_path / "all.sqlite"
+    merge([tmp_path / "a.sqlite"], into)
+    with pytest.raises(UsageError, match="part 1/2 of plan p1 is already in .*all.sqlite, session 1"):
+        merge([tmp_path / "a.sqlite"], into)
+    assert len(Store(into).sessions()) == 1
+    _part(tmp_path / "again.sqlite", "1/2")
+    with pytest.raises(UsageError, match="part 1/2 of plan p1 is already in .*a.sqlite, session 1"):
+        merge([tmp_path / "a.sqlite", tmp_path / "again.sqlite"], tmp_path / "new.sqlite")
+    assert not (tmp_path / "new.sqlite").exists()
+
+
+def test_one_plan_split_two_ways_is_refused(tmp_path):
+    _part(tmp_path / "a.sqlite", "1/2")
+    _part(tmp_path / "b.sqlite", "2/3")
+    with pytest.raises(UsageError, match="plan p1 is split into 3 parts here and into 2 in"):
+        merge([tmp_path / "a.sqlite", tmp_path / "b.sqlite"], tmp_path / "all.sqlite")
+    _part(tmp_path / "c.sqlite", "2/3", plan="p2")   # another plan may be split its own way
+    merge([tmp_path / "a.sqlite", tmp_path / "c.sqlite"], tmp_path / "all.sqlite")
+
+
+def test_a_missing_source_or_the_target_as_a_source_is_refused(tmp_path):
+    with pytest.raises(UsageError, match="no such results file"):
+        merge([tmp_path / "none.sqlite"], tmp_path / "all.sqlite")
+    _part(tmp_path / "a.sqlite", "1/2")
+    with pytest.raises(UsageError, match="the target is also a source"):
+        merge([tmp_path / "a.sqlite"], tmp_path / "a.sqlite")
