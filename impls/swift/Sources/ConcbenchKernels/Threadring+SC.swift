@@ -26,6 +26,10 @@ actor ThreadringNode {
 extension Threadring {
     public static func sc(_ shape: SCShape, tokens: Int, ring: Int) async -> Sample {
         let t0 = monotonicNanos()
+        if shape == .bestHandoff {
+            let (id, t1) = await handoff(tokens: tokens, ring: ring)
+            return Sample(ns: t1 &- t0, result: result(id))
+        }
         let (reports, report) = AsyncStream.makeStream(of: Int.self)
         let mailboxes = (0..<ring).map { _ in AsyncStream.makeStream(of: Int.self) }
         let (id, t1) = await withDiscardingTaskGroup { group in
@@ -44,6 +48,8 @@ extension Threadring {
                         }
                     }
                 }
+            case .bestHandoff:
+                preconditionFailure("best-handoff runs on its own ring actor")
             case .actors:
                 let nodes = (0..<ring).map { ThreadringNode(id: $0 + 1, report: report) }
                 for k in 0..<ring {

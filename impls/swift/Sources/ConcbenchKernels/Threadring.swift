@@ -4,9 +4,13 @@
 public enum Threadring {
     /// `streams` (default): a task per entity on its own AsyncStream. `actors`: a Node
     /// actor per entity whose mailbox stream is drained by one long-lived task.
+    /// `best-handoff` (not the paper's program; issue 26): a task per entity, every one isolated to
+    /// one actor, and a hop resumes the successor's continuation directly: the woken task runs on the
+    /// same serial executor as soon as the waker suspends, with no stream and no thread woken.
     public enum SCShape: String, CaseIterable, Sendable {
         case streams
         case actors
+        case bestHandoff = "best-handoff"
     }
 
     /// `serial-queue`: a serial queue per entity, a hop is `async` on the successor's.
