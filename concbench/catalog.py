@@ -239,6 +239,12 @@ class Catalog:
     def implementation_of(self, variant: Variant) -> Implementation:
         return self.implementations[variant.language]
 
+    def faithful_shape(self, benchmark: str, variant: str) -> str | None:
+        """The shape a model declares first for a benchmark: the paper's program (None if unknown here)."""
+        found = self.variants.get(variant)
+        shapes = found.shapes.get(benchmark) if found else None
+        return shapes[0] if shapes else None
+
     def reloaded(self) -> "Catalog":
         """The catalog again, with the descriptions of what was built since."""
         return load_catalog(self.root)

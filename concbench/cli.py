@@ -287,7 +287,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     record = store.session(session_id)
     stored = store.runs(session_id)
     rows = summarise(stored)
-    print_summary(console, record, rows, catalog.benchmarks)
+    print_summary(console, record, rows, catalog.benchmarks, faithful_shape=catalog.faithful_shape)
     unwritten = 0
     for path, fmt in exports:
         if path:
@@ -454,7 +454,8 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, ope
         show(console, scaling_table(tables, against_seq), wide=wide)
         return EXIT_OK
     if fmt == "table":
-        print_summary(console, record, rows, catalog.benchmarks, notes=notes, wide=wide)
+        print_summary(console, record, rows, catalog.benchmarks, notes=notes, wide=wide,
+                      faithful_shape=catalog.faithful_shape)
     else:
         sys.stdout.write(_export(fmt, record, runs, rows, catalog))
     return EXIT_OK

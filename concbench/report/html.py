@@ -31,8 +31,9 @@ from ..catalog import Benchmark, Catalog
 from ..records import RunRecord, RunStatus, SessionRecord, series_label
 from . import plots
 from .render import to_html
+from .best import best_pairs
 from .explain import Diagnosis, diagnose
-from .tables import (EXPLAIN_NOTE, comparison_table, compute_table, explain_table, failures_table, findings_table,
+from .tables import (EXPLAIN_NOTE, best_table, comparison_table, compute_table, explain_table, failures_table, findings_table,
                      growth_table, metrics_table, scaling_table, skipped_table, summary_table, timeouts_table,
                      warnings_table)
 from .choice import named_pairs, runs_to_draw
@@ -284,6 +285,7 @@ def _benchmark_section(benchmark: str, catalog: Catalog, runs: list[RunRecord], 
             out.append(_growth_section(benchmark, rows, colours, param_name))
         out.append(_timeseries_section(benchmark, runs, colours, param_name, drawn))
         out.append(_diagnosis_section(benchmark, rows, colours, spec))
+        out.append(_best_section(benchmark, best_pairs(rows, catalog.faithful_shape), colours))
         if pairs:
             out.append(_comparison_section(benchmark, pairs, colours, param_name))
     out.append("</section>")
@@ -498,6 +500,24 @@ def _timeline(d: Diagnosis) -> plots.StateTimeline | None:
                     f"threads · {d.dimension or 'run'}={point.value} · run {run.run_index}", [s.t_ns for s in states],
                     [s.running for s in states], [s.sleeping for s in states], [s.blocked for s in states])
     return None
+
+
+BEST_COLOURS = {"faithful": "#8c8c8c", "best": "#2a7ab0"}
+
+
+def _best_section(benchmark: str, pairs, colours) -> str:
+    """The paper's program against the best shape of the same model, where both ran: the table and its bars."""
+    if not pairs:
+        return ""
+    groups = [f"{p.faithful.variant} {p.faithful.param}" + (f" ×{p.faithful.cores}" if len(pairs) > 1 else "")
+              for p in pairs]
+    seconds = {source: [None if getattr(p, source).stats is None else getattr(p, source).stats.median / 1e9
+                        for p in pairs] for source in ("faithful", "best")}
+    svg = plots.bar_plot(f"best-{benchmark}", [plots.BarPanel(benchmark, groups, seconds)], BEST_COLOURS)
+    return "\n".join(["<h3>The paper's program against the best its language does</h3>",
+                      to_html(best_table(pairs), benchmark, colours),
+                      _figure(f"best-{benchmark}", svg, "median iteration time, faithful shape beside the best "
+                              "shape of the same model (log scale)")])
 
 
 def _diagnosis_section(benchmark: str, rows: list[SeriesSummary], colours, spec: Benchmark | None) -> str:

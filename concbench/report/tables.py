@@ -503,3 +503,26 @@ def variants_table(variants: list[dict]) -> TableModel:
             status = cells(Span("available", "good"), Span("(not built yet: as its describe.json says)"))
         out.rows.append((cell(v["variant"]), cell(served), status))
     return out
+
+
+# -- the faithful port beside the best shape ---------------------------------------------------------------
+
+def best_table(pairs) -> TableModel:
+    """Per benchmark and variant: the faithful port's median, the best shape's, and how many times faster
+    the best is (report/best.py)."""
+    out = TableModel("best", "The paper's program against the best its language does",
+                     (Column("benchmark", key=True), Column("variant", key=True), Column("param"),
+                      Column("cores", True), Column("faithful [shape]"), Column("median", True),
+                      Column("best [shape]"), Column("median", True), Column("faithful ÷ best", True)),
+                     note="faithful: the shape a model declares first, the paper's program; best: a best-<technique> "
+                          "shape of the same model, not the paper's program; medians of measured iterations")
+    for pair in pairs:
+        f, b = pair.faithful, pair.best
+        out.rows.append((cell(f.benchmark), cell(f.variant), _param(f), cell(f.cores), cell(f.shape),
+                         _median(f), cell(b.shape), _median(b),
+                         MISSING if pair.ratio is None else cell(f"{pair.ratio:.2f}×", "good" if pair.ratio > 1 else "")))
+    return out
+
+
+def _median(row: SeriesSummary) -> Cell:
+    return MISSING if row.stats is None else cell(fmt_ns(row.stats.median))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import TextIO
 
@@ -14,12 +14,13 @@ from rich.text import Text
 
 from ..catalog import Benchmark
 from ..records import SessionRecord
+from .best import best_pairs
 from .growth import growth_series
 from .layout import column_widths, fit, table_width
 from .model import TableModel
 from .render import to_rich
 from .summary import FAILED_RUN, SKIPPED, SeriesSummary, note_counts
-from .tables import compute_table, growth_table, metrics_table, overview_table, summary_table
+from .tables import best_table, compute_table, growth_table, metrics_table, overview_table, summary_table
 
 # Off a terminal (a pipe, a log file) and without COLUMNS: wide enough for the summary's main columns.
 FILE_WIDTH = 160
@@ -124,9 +125,11 @@ def _benchmark_tables(rows: list[SeriesSummary], benchmark: str, spec: Benchmark
 
 
 def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary],
-                  benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False) -> None:
+                  benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False,
+                  faithful_shape: Callable[[str, str], str | None] | None = None) -> None:
     """The heading; for a session of several benchmarks an overview and the runs that were not ok; each
-    benchmark's tables; what measuring cost; then every note (`notes`), or how many series carry each kind."""
+    benchmark's tables; the faithful ports against the best shapes, where both ran (`faithful_shape` names a
+    model's first shape); what measuring cost; then every note (`notes`), or how many series carry each kind."""
     benchmarks = benchmarks or {}
     param_names = {b.id: b.param_name for b in benchmarks.values()}
     say(console, session_heading(session))
@@ -148,6 +151,10 @@ def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSum
             left_out.update(dict.fromkeys(show(console, table, note=own_note, wide=wide)))
             if table.note and not own_note:
                 shared_notes[table.note] = None
+    pairs = best_pairs(rows, faithful_shape) if faithful_shape else []
+    if pairs:
+        console.print()
+        left_out.update(dict.fromkeys(show(console, best_table(pairs), wide=wide)))
     for text in shared_notes:
         say(console, text)
     if left_out:
