@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import stats
+from .catalog import value_order
 from .records import RunRecord, RunStatus
 
 DEFAULT_THRESHOLD = 0.05   # a change smaller than 5 % is never called a regression
@@ -79,11 +80,18 @@ def classify(comparison: stats.RunLevelComparison, threshold: float) -> tuple[st
     return "inconclusive", None if needed is None else max(needed, min(comparison.runs_a, comparison.runs_b) + 1)
 
 
+def _natural(key: tuple) -> tuple:
+    """A series key (benchmark, variant, options, param, cores) in reading order: parameters as numbers
+    where they are, cores as numbers (2 before 16)."""
+    benchmark, variant, options, param, cores = key
+    return (benchmark, variant, options, value_order(param), cores)
+
+
 def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],
                      threshold: float = DEFAULT_THRESHOLD) -> list[SeriesChange]:
     a, b = _runs(runs_a), _runs(runs_b)
     changes = []
-    for key in sorted(set(a) | set(b), key=str):
+    for key in sorted(set(a) | set(b), key=_natural):
         if not a.get(key) or not b.get(key):
             changes.append(SeriesChange(key, None, "missing"))
             continue

@@ -88,9 +88,10 @@ def test_verdicts_follow_the_interval_and_the_threshold(low, high, verdict):
     assert regression.classify(comparison, 0.05)[0] == verdict
 
 
-def _runs(variant: str, per_run: list[list[int]], status: RunStatus = RunStatus.OK, cores: int = 2) -> list[RunRecord]:
+def _runs(variant: str, per_run: list[list[int]], status: RunStatus = RunStatus.OK, cores: int = 2,
+          param: str = "20") -> list[RunRecord]:
     """Runs of one series with these measured times (each after one warm-up iteration of 1 ns)."""
-    return [RunRecord(benchmark="fib", variant=variant, param="20", options={}, cores=cores, run_index=i, status=status,
+    return [RunRecord(benchmark="fib", variant=variant, param=param, options={}, cores=cores, run_index=i, status=status,
                       iterations=[IterationRecord(j, t, "6765", "verified", j == 0) for j, t in enumerate([1, *times])])
             for i, times in enumerate(per_run)]
 
@@ -114,11 +115,13 @@ def test_a_series_missing_from_either_session_is_reported_missing_and_the_rest_c
     assert regression.runs_for_change([changes[0], changes[2]]) is None    # nothing compared: nothing to say
 
 
-def test_series_come_in_the_order_of_their_keys_text():
+def test_series_come_in_reading_order_cores_and_parameters_as_numbers():
     runs = [[100, 110], [120, 130], [140, 150]]
-    a = _runs("a/x", runs, cores=2) + _runs("a/x", runs, cores=16)
+    a = (_runs("a/x", runs, cores=16) + _runs("a/x", runs, cores=2) + _runs("a/w", runs, cores=4)
+         + _runs("a/w", runs, cores=4, param="100"))
     changes = regression.compare_sessions(a, a)
-    assert [c.key[-1] for c in changes] == [16, 2]     # "…, 16)" sorts before "…, 2)"
+    assert [(c.key[1], c.key[3], c.key[4]) for c in changes] == [
+        ("a/w", "20", 4), ("a/w", "100", 4), ("a/x", "20", 2), ("a/x", "20", 16)]   # 20 before 100, 2 before 16
 
 
 def test_an_inconclusive_series_carries_the_runs_that_would_decide_it():
