@@ -412,8 +412,12 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = 0.95,
             warn.append("zero variance in both samples: no z interval")
         else:
             z = float(_st.norm.ppf((1.0 + confidence) / 2.0))
-            z_lo, z_hi = diff - z * se, diff + z * se
-            if min(na, nb) < 30:
+            lo, hi = diff - z * se, diff + z * se
+            if not (math.isfinite(lo) and math.isfinite(hi)):   # the means or their spread overflow a float
+                warn.append("z interval not finite: no z interval")
+            else:
+                z_lo, z_hi = lo, hi
+            if z_lo is not None and min(na, nb) < 30:
                 # z ignores the uncertainty in sa, sb: too narrow for small n.
                 warn.append(f"z interval with n<30 (n_a={na}, n_b={nb}) is too narrow; "
                             "prefer Welch")

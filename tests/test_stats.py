@@ -359,3 +359,10 @@ def test_normalised():
     assert normalised([2.0, 4.0], 8.0) == pytest.approx([25.0, 50.0])
     with pytest.raises(ValueError):
         normalised([1.0], 0.0)
+
+
+def test_a_z_interval_that_overflows_is_none_not_nan():
+    # Values near the largest float: the spread overflows, and an uncomputable figure is None, never NaN.
+    c = compare([1.5e308, 1.7e308, 1.6e308], [1.0, 2.0, 3.0])
+    assert c.z_ci_low is None and c.z_ci_high is None and not c.z_significant
+    assert "z interval not finite: no z interval" in c.warnings
