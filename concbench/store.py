@@ -65,10 +65,15 @@ def _columns(record: type, leave_out: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(name for name in field_names(record) if name not in leave_out)
 
 
+def _base_type(annotation) -> type:
+    """The type a field holds, Optional taken off and a generic reduced to its class (`list[str]` → list)."""
+    kind = next(a for a in (*get_args(annotation), annotation) if a is not type(None))
+    return get_origin(kind) or kind
+
+
 def _sql_type(annotation) -> str:
     """`INTEGER NOT NULL`, `TEXT` ...: a StrEnum is stored as its text, an Optional may be NULL."""
-    args = [a for a in get_args(annotation) if a is not type(None)] or [annotation]
-    kind = get_origin(args[0]) or args[0]
+    kind = _base_type(annotation)
     base = "TEXT" if kind in (dict, list) or issubclass(kind, StrEnum) else _SQL_TYPES[kind]
     return base if type(None) in get_args(annotation) else f"{base} NOT NULL"
 
@@ -87,8 +92,8 @@ def _from_sql(annotation, value):
     """A column's value as its field's type: the enum member of a text, the bool of an integer."""
     if value is None:
         return None
-    kind = next(a for a in (*get_args(annotation), annotation) if a is not type(None))
-    return kind(value) if kind is bool or (isinstance(kind, type) and issubclass(kind, StrEnum)) else value
+    kind = _base_type(annotation)
+    return kind(value) if kind is bool or issubclass(kind, StrEnum) else value
 
 
 _RUN_COLUMNS = _columns(RunRecord, ("id", *_JSON_FIELDS, *_CHILD_FIELDS))

@@ -19,6 +19,11 @@ def _collect():
     return lines, (lambda line: lines.append(line) or None)
 
 
+def _python(code: str, launcher) -> runner.ProcessRecord:
+    """A Python child running `code`, measured through the launcher, its stdout ignored."""
+    return runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+
+
 def test_tiny_child_is_not_charged_with_the_harness_memory(launcher):
     ballast = bytearray(300 * 1024 * 1024)
     for i in range(0, len(ballast), 4096):
@@ -31,7 +36,7 @@ def test_tiny_child_is_not_charged_with_the_harness_memory(launcher):
 
 def test_a_big_child_is_measured_big(launcher):
     code = "b = bytearray(150 * 1024 * 1024)\nfor i in range(0, len(b), 4096): b[i] = 1"
-    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    record = _python(code, launcher)
     assert record.max_rss_bytes > 150 * 1024 * 1024
     assert record.user_ns is not None and record.wall_ns > 0
 
@@ -52,7 +57,7 @@ def test_threads_asleep_on_one_lock_are_found_waiting_on_one_futex(launcher):
             "lock = threading.Lock(); lock.acquire()\n"
             "threads = [threading.Thread(target=lambda: (lock.acquire(), lock.release())) for _ in range(3)]\n"
             "[t.start() for t in threads]; time.sleep(0.6); lock.release(); [t.join() for t in threads]")
-    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    record = _python(code, launcher)
     assert record.exit_code == 0 and record.wait_looks
     top = record.waits[0]
     assert top.syscall == "futex" and top.arg.startswith("0x"), record.waits
@@ -68,14 +73,14 @@ def test_threads_that_only_start_and_sleep_are_not_busy(launcher):
     code = ("import threading, time\ntime.sleep(0.1)\n"
             "threads = [threading.Thread(target=time.sleep, args=(0.4,)) for _ in range(20)]\n"
             "[t.start() for t in threads]; [t.join() for t in threads]")
-    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    record = _python(code, launcher)
     assert record.exit_code == 0 and max(s.threads for s in record.samples) >= 20
     assert max(s.busy for s in record.samples) <= 3, [s.busy for s in record.samples]
 
 
 def test_the_observer_reports_how_well_it_covered_the_run(launcher):
     code = "import time; time.sleep(0.3)"
-    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    record = _python(code, launcher)
     assert record.observer_samples is not None and record.observer_samples >= 3
     assert record.observer_interval_max_ns is not None and 0 < record.observer_interval_max_ns < record.wall_ns
 
@@ -116,7 +121,7 @@ def test_threads_and_memory_are_sampled_over_time(launcher):
     code = ("import threading, time\nev = threading.Event()\n"
             "for _ in range(30):\n    threading.Thread(target=ev.wait, daemon=True).start(); time.sleep(0.02)\n"
             "time.sleep(0.2)")
-    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    record = _python(code, launcher)
     assert record.threads_max >= 25
     assert len(record.samples) > 20
     threads = [s.threads for s in record.samples]
@@ -129,7 +134,7 @@ def test_the_launcher_observes_each_thread_its_state_cpu_run_delay_and_switches(
             "def spin():\n    end = time.time() + 0.6\n    while time.time() < end: pass\n"
             "ts = [threading.Thread(target=spin) for _ in range(2)] + [threading.Thread(target=time.sleep, args=(0.6,))]\n"
             "[t.start() for t in ts]; [t.join() for t in ts]")
-    record = runner.execute(_spec([sys.executable, "-c", code]), launcher, lambda line: None)
+    record = _python(code, launcher)
     states = [s for s in record.samples if s.running is not None]
     assert len(states) > 20 and max(s.threads for s in states) == 4
     assert any(s.running >= 1 for s in states) and any(s.sleeping >= 2 for s in states)

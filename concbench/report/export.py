@@ -39,8 +39,8 @@ _NOT_EXPORTED = ("argv", "samples", "threads", "waits", "id")
 
 
 def run_dict(run: RunRecord) -> dict:
-    out = {name: getattr(run, name) for name in field_names(RunRecord) if name not in _NOT_EXPORTED}
-    out = {name: str(value) if isinstance(value, StrEnum) else value for name, value in out.items()}
+    out = {name: str(value) if isinstance(value := getattr(run, name), StrEnum) else value
+           for name in field_names(RunRecord) if name not in _NOT_EXPORTED}
     out["cpu_utilisation"] = run.cpu_utilisation
     out["iterations"] = [
         {"index": it.index, "ns": it.ns, "result": it.result, "verified": it.verdict == Verdict.VERIFIED,
