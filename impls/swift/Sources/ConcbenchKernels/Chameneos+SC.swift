@@ -1,15 +1,23 @@
 extension Chameneos {
     /// The Swift shapes: `rendezvous` is the spec's Swift counterpart (the default),
-    /// `message` its actor-library form.
+    /// `message` its actor-library form. `best-handoff` (not the paper's program; issue 26): the
+    /// rendezvous place on an executor thread of its own, every creature's loop isolated to it, so a
+    /// meeting is one suspend and one resume on that thread (Chameneos+Handoff.swift).
     public enum SCShape: String, CaseIterable, Sendable {
         case rendezvous
         case message
+        case bestHandoff = "best-handoff"
     }
 
     public static func sc(_ shape: SCShape, _ config: Config) async -> Sample {
         switch shape {
-        case .rendezvous: await run(config, play: playRendezvous)
-        case .message: await run(config, play: playMessages)
+        case .rendezvous: return await run(config, play: playRendezvous)
+        case .message: return await run(config, play: playMessages)
+        case .bestHandoff:
+            // The executor's thread starts and ends outside the timed games.
+            let executor = ThreadExecutor(name: "place")
+            defer { executor.shutdown() }
+            return await run(config) { await playHandoff($0, on: executor) }
         }
     }
 
@@ -18,19 +26,23 @@ extension Chameneos {
     /// group's join is the place having every report.
     static func playRendezvous(_ game: Game) async -> Outcome {
         let place = RendezvousPlace(game)
-        let reports = await withTaskGroup(of: Report.self) { group in
+        let reports = await creatureReports(game) { id in
+            var creature = RendezvousCreature(id: id)
+            while case .meet(let partner, let colour) = await place.meet(id: id, colour: creature.colour) {
+                creature.met(partner, colour)
+            }
+            return creature.report
+        }
+        return Outcome(meetings: await place.meetings, reports: reports)
+    }
+
+    /// Runs every creature's life as a child task of one group (on `executor` where given) and
+    /// returns their reports.
+    static func creatureReports(_ game: Game, on executor: (any TaskExecutor)? = nil,
+                                life: @escaping @Sendable (Int) async -> Report) async -> [Report] {
+        await withTaskGroup(of: Report.self) { group in
             for id in 0..<game.creatures {
-                group.addTask {
-                    var colour = initialColour(id)
-                    var meetings = 0
-                    var selfMeetings = 0
-                    while case .meet(let partner, let newColour) = await place.meet(id: id, colour: colour) {
-                        meetings += 1
-                        if partner == id { selfMeetings += 1 }
-                        colour = newColour
-                    }
-                    return Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
-                }
+                group.addTask(executorPreference: executor) { await life(id) }
             }
             var reports: [Report] = []
             reports.reserveCapacity(game.creatures)
@@ -39,7 +51,6 @@ extension Chameneos {
             }
             return reports
         }
-        return Outcome(meetings: await place.meetings, reports: reports)
     }
 
     /// sc/message: the creatures and the place are actors, and every send is a new
@@ -54,13 +65,13 @@ extension Chameneos {
     }
 }
 
-/// The rendezvous meeting place: the one serialisation point, holding the waiting
-/// creature's continuation.
-actor RendezvousPlace {
+/// The rendezvous place's state, whichever actor holds it: the start gate, the one waiting
+/// creature and the meetings made.
+struct RendezvousDesk<Waiter: Resumable> where Waiter.Value == Chameneos.Reply {
     struct Request {
         let id: Int
         let colour: Chameneos.Colour
-        let reply: CheckedContinuation<Chameneos.Reply, Never>
+        let reply: Waiter
     }
 
     private(set) var meetings = 0
@@ -73,34 +84,32 @@ actor RendezvousPlace {
         gate = Chameneos.StartGate(gated: game.gated, size: game.creatures)
     }
 
-    /// Returns the partner's id and the new colour, or `stop` once M meetings are done.
-    func meet(id: Int, colour: Chameneos.Colour) async -> Chameneos.Reply {
-        // The partner is here, or the game is over: answer without suspending.
-        if gate.isOpen {
-            if meetings == limit { return .stop }
-            if let partner = waiting {
-                waiting = nil
-                meetings += 1
-                let c = Chameneos.complement(colour, partner.colour)
-                partner.reply.resume(returning: .meet(partner: id, colour: c))
-                return .meet(partner: partner.id, colour: c)
-            }
+    /// The answer without suspending, when the partner is here (it is resumed with its own) or the
+    /// game is over; nil when the creature must wait.
+    mutating func answerAtOnce(id: Int, colour: Chameneos.Colour) -> Chameneos.Reply? {
+        guard gate.isOpen else { return nil }
+        if meetings == limit { return .stop }
+        guard let partner = waiting else { return nil }
+        waiting = nil
+        meetings += 1
+        let c = Chameneos.complement(colour, partner.colour)
+        partner.reply.resume(returning: .meet(partner: id, colour: c))
+        return .meet(partner: partner.id, colour: c)
+    }
+
+    /// A creature that waits: it is the one waiting, or held at the gate until all C have asked.
+    mutating func wait(_ request: Request) {
+        guard !gate.isOpen else {
+            waiting = request
+            return
         }
-        // The body runs on this actor before any other call gets in.
-        return await withCheckedContinuation { reply in
-            let request = Request(id: id, colour: colour, reply: reply)
-            guard !gate.isOpen else {
-                waiting = request
-                return
-            }
-            for r in gate.admit(request) {
-                answer(r)
-            }
+        for r in gate.admit(request) {
+            answer(r)
         }
     }
 
     /// One held request, taken in arrival order once the gate opens.
-    private func answer(_ r: Request) {
+    private mutating func answer(_ r: Request) {
         if meetings == limit {
             r.reply.resume(returning: .stop)
         } else if let partner = waiting {
@@ -112,6 +121,50 @@ actor RendezvousPlace {
         } else {
             waiting = r
         }
+    }
+}
+
+/// A rendezvous creature's own tally: its colour, its meetings and those with itself.
+struct RendezvousCreature {
+    let id: Int
+    private(set) var colour: Chameneos.Colour
+    private var meetings = 0
+    private var selfMeetings = 0
+
+    init(id: Int) {
+        self.id = id
+        colour = Chameneos.initialColour(id)
+    }
+
+    mutating func met(_ partner: Int, _ newColour: Chameneos.Colour) {
+        meetings += 1
+        if partner == id { selfMeetings += 1 }
+        colour = newColour
+    }
+
+    var report: Chameneos.Report {
+        Chameneos.Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
+    }
+}
+
+/// The rendezvous meeting place: the one serialisation point, holding the waiting
+/// creature's continuation.
+actor RendezvousPlace {
+    private var desk: RendezvousDesk<CheckedContinuation<Chameneos.Reply, Never>>
+
+    var meetings: Int { desk.meetings }
+
+    init(_ game: Chameneos.Game) {
+        desk = RendezvousDesk(game)
+    }
+
+    /// Returns the partner's id and the new colour, or `stop` once M meetings are done.
+    func meet(id: Int, colour: Chameneos.Colour) async -> Chameneos.Reply {
+        if let reply = desk.answerAtOnce(id: id, colour: colour) {
+            return reply
+        }
+        // The body runs on this actor before any other call gets in.
+        return await withCheckedContinuation { desk.wait(.init(id: id, colour: colour, reply: $0)) }
     }
 }
 

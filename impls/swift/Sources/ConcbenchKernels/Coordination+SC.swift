@@ -7,14 +7,13 @@ actor MutexCounter {
     }
 }
 
-/// prodcons/sc: the unbounded queue as an actor holding the items and a FIFO of
-/// suspended consumers. No method blocks a thread: an empty `take` parks its
-/// continuation, and `put` hands its value straight to the oldest one.
-actor ProdConsQueue {
+/// The unbounded queue's state, whichever actor holds it: the items and a FIFO of suspended
+/// consumers; `put` hands its value straight to the oldest one.
+struct HandOffBuffer<Consumer: Resumable> where Consumer.Value == Int {
     private var items = FIFO<Int>()
-    private var consumers = FIFO<CheckedContinuation<Int, Never>>()
+    private var consumers = FIFO<Consumer>()
 
-    func put(_ v: Int) {
+    mutating func put(_ v: Int) {
         if let consumer = consumers.pop() {
             consumer.resume(returning: v)
         } else {
@@ -22,10 +21,28 @@ actor ProdConsQueue {
         }
     }
 
+    mutating func takeNow() -> Int? {
+        items.pop()
+    }
+
+    mutating func park(_ consumer: Consumer) {
+        consumers.push(consumer)
+    }
+}
+
+/// prodcons/sc: the unbounded queue as an actor. No method blocks a thread: an empty
+/// `take` parks its continuation.
+actor ProdConsQueue {
+    private var buffer = HandOffBuffer<CheckedContinuation<Int, Never>>()
+
+    func put(_ v: Int) {
+        buffer.put(v)
+    }
+
     func take() async -> Int {
-        if let v = items.pop() { return v }
+        if let v = buffer.takeNow() { return v }
         // The body runs on this actor before any other call gets in, so no put is missed.
-        return await withCheckedContinuation { consumers.push($0) }
+        return await withCheckedContinuation { buffer.park($0) }
     }
 }
 
@@ -65,39 +82,69 @@ extension Coordination {
         }, format: mutexResult)
     }
 
+    public static func prodconsSC(_ shape: ProdConsSCShape, n: Int, m: Int) async -> Sample {
+        switch shape {
+        case .actor: await prodconsActor(n: n, m: m)
+        case .bestHandoff: await prodconsHandoff(n: n, m: m)
+        }
+    }
+
     /// prodcons/sc/actor: n producer and n consumer children of one group, all added
     /// before the group is awaited; each consumer returns its own count and sum.
-    public static func prodconsSC(n: Int, m: Int) async -> Sample {
+    static func prodconsActor(n: Int, m: Int) async -> Sample {
         await Sample.timing({
             let queue = ProdConsQueue()
-            return await withTaskGroup(of: (count: Int, sum: UInt64).self) { group in
-                for _ in 0..<n {
-                    group.addTask {
-                        var count = 0
-                        var sum: UInt64 = 0
-                        for _ in 0..<m {
-                            sum &+= UInt64(await queue.take())
-                            count += 1
-                        }
-                        return (count, sum)
-                    }
-                }
-                for p in 0..<n {
-                    group.addTask {
-                        for k in 0..<m {
-                            await queue.put(item(producer: p, index: k, m: m))
-                        }
-                        return (0, 0)
-                    }
-                }
-                var total = (count: 0, sum: UInt64(0))
-                for await part in group {
-                    total.count += part.count
-                    total.sum &+= part.sum
+            return await prodconsGroup(n: n, consume: {
+                var total = Consumed()
+                for _ in 0..<m {
+                    total.add(await queue.take())
                 }
                 return total
-            }
+            }, produce: { p in
+                for k in 0..<m {
+                    await queue.put(item(producer: p, index: k, m: m))
+                }
+            })
         }, format: { prodconsResult(consumed: $0.count, sum: $0.sum) })
+    }
+
+    /// What consumers took: how many items and their sum.
+    struct Consumed: Sendable {
+        private(set) var count = 0
+        private(set) var sum: UInt64 = 0
+
+        mutating func add(_ v: Int) {
+            count += 1
+            sum &+= UInt64(v)
+        }
+
+        mutating func add(_ other: Consumed) {
+            count += other.count
+            sum &+= other.sum
+        }
+    }
+
+    /// n consumers and n producers as children of one group (on `executor` where given), all
+    /// added before the group is awaited; the consumers' totals added up.
+    static func prodconsGroup(n: Int, on executor: (any TaskExecutor)? = nil,
+                              consume: @escaping @Sendable () async -> Consumed,
+                              produce: @escaping @Sendable (Int) async -> Void) async -> Consumed {
+        await withTaskGroup(of: Consumed.self) { group in
+            for _ in 0..<n {
+                group.addTask(executorPreference: executor) { await consume() }
+            }
+            for p in 0..<n {
+                group.addTask(executorPreference: executor) {
+                    await produce(p)
+                    return Consumed()
+                }
+            }
+            var total = Consumed()
+            for await part in group {
+                total.add(part)
+            }
+            return total
+        }
     }
 
     /// condition/sc/actor: 2n children, worker w of parity w mod 2, each stepping m times.

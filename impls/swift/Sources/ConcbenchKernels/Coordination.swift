@@ -20,6 +20,15 @@ public enum Coordination {
         case callbacks
     }
 
+    /// prodcons under sc: `actor` (faithful) is the queue actor every producer and consumer
+    /// hops onto; `best-handoff` (not the paper's program; issue 26) is the same queue on an
+    /// executor thread of its own, every producer's and consumer's loop isolated to it
+    /// (Coordination+Handoff.swift).
+    public enum ProdConsSCShape: String, CaseIterable, Sendable {
+        case actor
+        case bestHandoff = "best-handoff"
+    }
+
     /// condition under gcd: `semaphores` (the default) blocks 2n dedicated threads on per-parity
     /// semaphores, so a worker of the wrong parity waits and is woken as in the paper's
     /// programs; `callbacks` parks each worker's next iteration as a closure on one serial queue

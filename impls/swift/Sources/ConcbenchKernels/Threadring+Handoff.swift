@@ -1,9 +1,11 @@
-/// threadring/sc/best-handoff: the ring on one actor. Each entity is a task isolated to the ring
-/// actor that waits for its token in a slot; a hop puts the token in the successor's slot and, if
-/// the successor is waiting, resumes it. Both sides run on the actor's executor, so the resumed task
-/// is queued there and runs on this thread once the sender suspends for its own next token: a hop
-/// is a resume and a suspend, no thread wakes. (The Swift counterpart of the fastest public
-/// threadring programs: lightweight threads on one scheduler with direct hand-off.)
+/// threadring/sc/best-handoff: the ring on one actor, run by a `ThreadExecutor` (one thread of its
+/// own). Each entity is a task that prefers that executor and waits, isolated to the ring actor, for
+/// its token in a slot; a hop puts the token in the successor's slot and, if the successor is
+/// waiting, resumes it. The resumed task is queued on the same thread and runs once the sender
+/// suspends for its own next token: a hop is a resume and a suspend, no thread wakes. (The Swift
+/// counterpart of the fastest public threadring programs: lightweight threads on one scheduler with
+/// direct hand-off.) On the default actor executor the same program wakes pool threads: the actor
+/// goes back to the global pool whenever its queue runs dry.
 actor ThreadringRing {
     /// One entity's mailbox: the token delivered before it waited, or its waiting continuation.
     private struct Slot {
@@ -12,9 +14,15 @@ actor ThreadringRing {
     }
 
     private var slots: [Slot]
+    private nonisolated let executor: ThreadExecutor
 
-    init(size: Int) {
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    init(size: Int, executor: ThreadExecutor) {
         slots = Array(repeating: Slot(), count: size)
+        self.executor = executor
     }
 
     /// Entity k's next token (a negative one ends its loop).
@@ -56,10 +64,12 @@ actor ThreadringRing {
 extension Threadring {
     static func handoff(tokens: Int, ring: Int) async -> (id: Int, t1: UInt64) {
         let (reports, report) = AsyncStream.makeStream(of: Int.self)
-        let actor = ThreadringRing(size: ring)
+        let executor = ThreadExecutor(name: "ring")
+        defer { executor.shutdown() }
+        let actor = ThreadringRing(size: ring, executor: executor)
         return await withDiscardingTaskGroup { group in
             for k in 0..<ring {
-                group.addTask { await actor.entity(k, report: report) }
+                group.addTask(executorPreference: executor) { await actor.entity(k, report: report) }
             }
             await actor.give(tokens, to: 0)
             var answers = reports.makeAsyncIterator()

@@ -5,8 +5,9 @@ public enum Threadring {
     /// `streams` (default): a task per entity on its own AsyncStream. `actors`: a Node
     /// actor per entity whose mailbox stream is drained by one long-lived task.
     /// `best-handoff` (not the paper's program; issue 26): a task per entity, every one isolated to
-    /// one actor, and a hop resumes the successor's continuation directly: the woken task runs on the
-    /// same serial executor as soon as the waker suspends, with no stream and no thread woken.
+    /// one actor on an executor thread of its own, and a hop resumes the successor's continuation
+    /// directly: the woken task runs on that thread as soon as the waker suspends, with no stream and
+    /// no thread woken.
     public enum SCShape: String, CaseIterable, Sendable {
         case streams
         case actors

@@ -237,7 +237,7 @@ enum Catalog {
             name: "prodcons", param: coordinationOps,
             models: [
                 gcd(Coordination.ProdConsGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
-                sc(["actor"], [coordinationWorkers]),
+                sc(Coordination.ProdConsSCShape.allCases.map(\.rawValue), [coordinationWorkers]),
 
                 qs(["separate"], [coordinationWorkers]),
             ]),
@@ -548,9 +548,10 @@ enum Catalog {
             let shape = Coordination.MutexGCDShape(rawValue: c.shape)!
             let (n, m) = (c.int("n"), c.n)
             return .blocking(onPool: pool, kernel: { _ in Coordination.mutexGCD(shape, n: n, m: m) }, spawns: nil)
-        case ("prodcons", "sc", "actor"):
+        case ("prodcons", "sc", _):
+            let shape = Coordination.ProdConsSCShape(rawValue: c.shape)!
             let (n, m) = (c.int("n"), c.n)
-            return .suspending(kernel: { _ in await Coordination.prodconsSC(n: n, m: m) }, spawns: nil)
+            return .suspending(kernel: { _ in await Coordination.prodconsSC(shape, n: n, m: m) }, spawns: nil)
         case ("prodcons", "gcd", _):
             let shape = Coordination.ProdConsGCDShape(rawValue: c.shape)!
             let (n, m) = (c.int("n"), c.n)

@@ -36,8 +36,10 @@ final class CoordinationTests: XCTestCase {
             let sum = (0..<total).reduce(UInt64(0)) { $0 + UInt64($1 + 1) }
             XCTAssertEqual(sum, UInt64(total * (total + 1) / 2))
             let expected = "consumed=\(total) sum=\(sum)"
-            let sc = await Coordination.prodconsSC(n: n, m: m)
-            XCTAssertEqual(sc.result, expected, "sc/actor n=\(n) m=\(m)")
+            for shape in Coordination.ProdConsSCShape.allCases {
+                let sc = await Coordination.prodconsSC(shape, n: n, m: m)
+                XCTAssertEqual(sc.result, expected, "sc/\(shape) n=\(n) m=\(m)")
+            }
             for shape in Coordination.ProdConsGCDShape.allCases {
                 let gcd = blocking("gcd/\(shape)") { Coordination.prodconsGCD(shape, n: n, m: m) }
                 XCTAssertEqual(gcd?.result, expected, "gcd/\(shape) n=\(n) m=\(m)")
