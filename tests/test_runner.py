@@ -164,3 +164,28 @@ def test_a_run_delay_the_kernel_did_not_give_is_unknown_not_zero():
     threads = [ThreadRecord(1, "main", 10, 0, 1, 0)]
     assert runner.ProcessRecord(threads=threads).run_delay_ns == 0
     assert runner.ProcessRecord(threads=threads, run_delay_known=False).run_delay_ns is None
+
+
+def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path):
+    # A launcher built with tiny limits (4 live threads followed at once, 3 ended ones listed): the program
+    # starts 5 waves of 3 threads, one wave alive at a time. Every thread is followed, since the limit is on
+    # threads alive at once; the threads beyond the listed ones are summed in one last row.
+    import re
+    import subprocess
+    from concbench import toolchains
+    target = tmp_path / "cb-launch"
+    subprocess.run(["cc", "-O2", "-DMAX_TRACKED=4", "-DMAX_ENDED=3", "-o", str(target),
+                    *map(str, toolchains.LAUNCHER_SOURCES)], check=True, timeout=60)
+    code = ("import threading, time\n"
+            "for wave in range(5):\n"
+            "    go = threading.Event()\n"
+            "    threads = [threading.Thread(target=go.wait) for _ in range(3)]\n"
+            "    [t.start() for t in threads]; time.sleep(0.25); go.set(); [t.join() for t in threads]\n")
+    record = _python(code, target)
+    assert record.exit_code == 0 and record.threads_untracked == 0
+    *listed, summed = record.threads
+    assert len(listed) == 3, record.threads
+    found = re.fullmatch(r"\((\d+) ended\)", summed.name)
+    assert found and summed.tid == 0, summed
+    assert len(listed) + int(found.group(1)) == 1 + 5 * 3, record.threads   # main and every wave's threads
+    assert summed.cpu_ns > 0

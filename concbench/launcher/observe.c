@@ -25,7 +25,11 @@
  * sleeping, blocked, busy, run_delay_ns, voluntary, involuntary], ...]} every FLUSH_NS; at
  * the end {"threads": [[tid, name, cpu_ns, run_delay_ns, voluntary, involuntary], ...],
  * "untracked": n}, {"waits": [[syscall, "0xARG", count, threads], ...], "looks": n} (the most counted first)
- * and {"observer": {"cpu_ns": ..., "samples": ..., "interval_max_ns": ...}}.
+ * and {"observer": {"cpu_ns": ..., "samples": ..., "interval_max_ns": ...}}. The threads line lists the
+ * threads in the order first seen, the first MAX_ENDED to end (those alive at the end count as ending
+ * then) one by one and the rest summed into one last row, [0, "(N ended)", ...]: a program that
+ * starts a thread per task is still followed whole (MAX_TRACKED bounds only the threads alive at once,
+ * each holding three open files), and each sample reads only the live threads.
  * busy counts threads already seen at the previous sample whose CPU time grew since (a thread first
  * seen is not busy: its CPU so far may be all start-up); run_delay, voluntary
  * and involuntary are totals over every thread seen so far, the ones that ended included. Where a
@@ -45,7 +49,12 @@
 #include <unistd.h>
 
 #define STATUS_EVERY 10            /* read the switch counts every 10th sample */
-#define MAX_TRACKED 4096           /* threads followed one by one; beyond that only counted */
+#ifndef MAX_TRACKED                /* (both small in a test build, which then needs only a few threads) */
+#define MAX_TRACKED 4096           /* live threads followed one by one; beyond that only counted */
+#endif
+#ifndef MAX_ENDED
+#define MAX_ENDED 4096             /* ended threads reported one by one; the rest are summed in one row */
+#endif
 #define BUDGET_PER_MILLE 6         /* the observer may use 0.6 % of one core (the harness the rest of 1 %) */
 #define FLUSH_NS 250000000LL       /* write samples four times a second */
 #define CREDIT_NS 250000000LL      /* the budget counts as if observing began this much earlier, so the
@@ -61,6 +70,7 @@ enum { T_NS, RSS, THREADS, CPU, RUNNING, SLEEPING, BLOCKED, BUSY, DELAY, VOLUNTA
 
 struct thread {
     int tid;
+    long order;                         /* when first seen: the report lists threads in this order */
     int fd_stat, fd_sched, fd_status;   /* -1 once the thread has ended */
     int seen;                           /* read at an earlier sample */
     char name[32];
@@ -83,8 +93,13 @@ struct observer {
     int schedstat_missing;             /* a live thread whose schedstat could not be read */
     int64_t cpu_at_start_ns;           /* the launcher's CPU before observing: fork and exec are not ours */
     int fd_proc_stat;
-    struct thread *threads;
-    int count, capacity, alive, untracked;
+    struct thread *threads;            /* the live ones */
+    int count, capacity, untracked;
+    struct thread *ended;              /* the first MAX_ENDED that ended, closed */
+    int ended_count, ended_capacity;
+    struct thread rest;                /* the sum of those that ended after them */
+    long rest_count, seen_count;
+    long long ended_delay_ns, ended_voluntary, ended_involuntary;
     long samples;
     int64_t batch[BATCH_MAX][FIELDS];
     int batched;
@@ -124,17 +139,39 @@ static int open_task_file(pid_t pid, int tid, const char *name) {
 /* The live thread with this id: an ended one's id may be reused by a new thread, which is then new. */
 static struct thread *find(struct observer *o, int tid) {
     for (int i = 0; i < o->count; i++)
-        if (o->threads[i].tid == tid && o->threads[i].fd_stat >= 0) return &o->threads[i];
+        if (o->threads[i].tid == tid) return &o->threads[i];
     return NULL;
 }
 
-static void close_thread(struct observer *o, struct thread *t) {
-    if (t->fd_stat < 0) return;
+/* Room for one more in an array of threads; 0 where memory ran out. */
+static int make_room(struct thread **array, int count, int *capacity) {
+    if (count < *capacity) return 1;
+    int grown_capacity = *capacity ? 2 * *capacity : 64;
+    struct thread *grown = realloc(*array, grown_capacity * sizeof *grown);
+    if (!grown) return 0;
+    *array = grown;
+    *capacity = grown_capacity;
+    return 1;
+}
+
+/* Closes live thread i and moves it to the ended ones (or into their summed row); the last live one
+ * takes its place. */
+static void end_thread(struct observer *o, int i) {
+    struct thread *t = &o->threads[i];
     close(t->fd_stat);
     if (t->fd_sched >= 0) close(t->fd_sched);
     if (t->fd_status >= 0) close(t->fd_status);
     t->fd_stat = t->fd_sched = t->fd_status = -1;
-    o->alive--;
+    if (o->ended_count < MAX_ENDED && make_room(&o->ended, o->ended_count, &o->ended_capacity)) {
+        o->ended[o->ended_count++] = *t;
+    } else {
+        o->rest.cpu_ns += t->cpu_ns;
+        o->rest.delay_ns += t->delay_ns;
+        o->rest.voluntary += t->voluntary;
+        o->rest.involuntary += t->involuntary;
+        o->rest_count++;
+    }
+    o->threads[i] = o->threads[--o->count];
 }
 
 /* Opens the files of threads not seen before. */
@@ -150,16 +187,11 @@ static void scan_threads(struct observer *o) {
         int tid = atoi(entry->d_name);
         if (find(o, tid)) continue;
         if (o->count >= MAX_TRACKED) { untracked++; continue; }
-        if (o->count == o->capacity) {
-            int capacity = o->capacity ? 2 * o->capacity : 64;
-            struct thread *grown = realloc(o->threads, capacity * sizeof *grown);
-            if (!grown) break;
-            o->threads = grown;
-            o->capacity = capacity;
-        }
+        if (!make_room(&o->threads, o->count, &o->capacity)) break;
         struct thread *t = &o->threads[o->count];
         memset(t, 0, sizeof *t);
         t->tid = tid;
+        t->order = o->seen_count;
         t->fd_stat = open_task_file(o->pid, tid, "stat");
         if (t->fd_stat < 0) {                /* it ended already, or we are out of descriptors */
             if (errno == EMFILE || errno == ENFILE) untracked++;
@@ -169,7 +201,7 @@ static void scan_threads(struct observer *o) {
         t->fd_status = open_task_file(o->pid, tid, "status");
         t->state = '?';
         o->count++;
-        o->alive++;
+        o->seen_count++;
     }
     closedir(dir);
     o->untracked = untracked;
@@ -300,30 +332,35 @@ int64_t observer_sample(struct observer *o) {
                                      "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %lld %lld %*s %*s %*s %*s %lld %*s %*s %*s %lld",
                                      &utime, &stime, &threads, &rss) : 0;
         if (n == 4 && threads > 0) {
-            if (o->samples == 0 || o->alive + o->untracked != threads) scan_threads(o);
+            if (o->samples == 0 || o->count + o->untracked != threads) scan_threads(o);
             int with_status = o->samples % STATUS_EVERY == 0;
             int with_waits = o->samples % WAITS_EVERY == WAITS_EVERY / 2;
             int wait_reads = 0;
             long long running = 0, sleeping = 0, blocked = 0, busy = 0;
-            long long delay = 0, voluntary = 0, involuntary = 0;
+            /* The totals count the ended threads too: from their last reading, kept when they ended. */
+            long long delay = o->ended_delay_ns, voluntary = o->ended_voluntary, involuntary = o->ended_involuntary;
             for (int i = 0; i < o->count; i++) {
                 struct thread *t = &o->threads[i];
-                if (t->fd_stat >= 0) {
-                    long long before = t->cpu_ns;
-                    if (read_thread(o, t, with_status)) {
-                        if (with_waits && t->state == 'S' && wait_reads < WAIT_READS) {
-                            look_at_wait(o, t->tid);
-                            wait_reads++;
-                        }
-                        running += t->state == 'R';
-                        sleeping += t->state == 'S';
-                        blocked += t->state == 'D';
-                        busy += t->seen && t->cpu_ns > before;
-                        t->seen = 1;
-                    } else {
-                        close_thread(o, t);
-                    }
+                long long before = t->cpu_ns;
+                if (!read_thread(o, t, with_status)) {
+                    o->ended_delay_ns += t->delay_ns;
+                    o->ended_voluntary += t->voluntary;
+                    o->ended_involuntary += t->involuntary;
+                    delay += t->delay_ns;
+                    voluntary += t->voluntary;
+                    involuntary += t->involuntary;
+                    end_thread(o, i--);     /* the last live thread moved into slot i: read it next */
+                    continue;
                 }
+                if (with_waits && t->state == 'S' && wait_reads < WAIT_READS) {
+                    look_at_wait(o, t->tid);
+                    wait_reads++;
+                }
+                running += t->state == 'R';
+                sleeping += t->state == 'S';
+                blocked += t->state == 'D';
+                busy += t->seen && t->cpu_ns > before;
+                t->seen = 1;
                 delay += t->delay_ns;
                 voluntary += t->voluntary;
                 involuntary += t->involuntary;
@@ -359,16 +396,27 @@ int64_t observer_sample(struct observer *o) {
     return next;
 }
 
+static int by_order(const void *a, const void *b) {
+    long x = ((const struct thread *)a)->order, y = ((const struct thread *)b)->order;
+    return (x > y) - (x < y);
+}
+
+static void write_thread(FILE *out, const struct thread *t, int first) {
+    fprintf(out, first ? "[%d, " : ", [%d, ", t->tid);
+    write_json_string(out, t->name);
+    fprintf(out, ", %lld, %lld, %lld, %lld]", t->cpu_ns, t->delay_ns, t->voluntary, t->involuntary);
+}
+
 void observer_finish(struct observer *o) {
     if (!o) return;
     flush_samples(o);
+    while (o->count > 0) end_thread(o, o->count - 1);   /* every thread as it was last read */
+    qsort(o->ended, (size_t)o->ended_count, sizeof o->ended[0], by_order);
     fputs("{\"threads\": [", o->report);
-    for (int i = 0; i < o->count; i++) {
-        struct thread *t = &o->threads[i];
-        close_thread(o, t);
-        fprintf(o->report, i ? ", [%d, " : "[%d, ", t->tid);
-        write_json_string(o->report, t->name);
-        fprintf(o->report, ", %lld, %lld, %lld, %lld]", t->cpu_ns, t->delay_ns, t->voluntary, t->involuntary);
+    for (int i = 0; i < o->ended_count; i++) write_thread(o->report, &o->ended[i], i == 0);
+    if (o->rest_count > 0) {
+        snprintf(o->rest.name, sizeof o->rest.name, "(%ld ended)", o->rest_count);
+        write_thread(o->report, &o->rest, o->ended_count == 0);
     }
     fprintf(o->report, "], \"untracked\": %d, \"schedstat\": %s}\n", o->untracked,
             o->schedstat_missing ? "false" : "true");
@@ -383,5 +431,6 @@ void observer_finish(struct observer *o) {
             (long long)own_cpu_ns(), o->samples, (long long)o->interval_max_ns);
     fflush(o->report);
     free(o->threads);
+    free(o->ended);
     free(o);
 }
