@@ -22,3 +22,14 @@ _WAITS = {
 def name(number: int, machine: str | None = None) -> str:
     """The call's name on this machine (or `machine`), else "syscall N"."""
     return _WAITS.get(machine or platform.machine(), {}).get(number, f"syscall {number}")
+
+
+# The calls a thread sleeps in to wait for time or for input, not for another thread of the program (a futex):
+# a timer tick, a poll loop, a blocking read of a pipe or socket. Their wake-ups are context switches too.
+TIMER_OR_IO = frozenset({"read", "poll", "select", "pause", "nanosleep", "accept", "recvfrom", "recvmsg",
+                         "rt_sigtimedwait", "clock_nanosleep", "epoll_wait", "pselect6", "ppoll", "epoll_pwait",
+                         "accept4", "epoll_pwait2"})
+
+
+def is_timer_or_io(call: str) -> bool:
+    return call in TIMER_OR_IO

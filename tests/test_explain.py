@@ -41,7 +41,7 @@ def swept(tmp_path_factory):
     installed("fixture")
     cli = Cli(tmp_path_factory.mktemp("explain") / "results.sqlite")
     diagnoses = {}
-    for session, model in enumerate(("scaling", *CAUSES, "idle"), 1):
+    for session, model in enumerate(("scaling", *CAUSES, "idle", "io"), 1):
         options = [arg for option in OPTIONS.get(model, []) for arg in ("--option", option)]
         done = cli("run", "-b", "spawn-scaling", "-v", f"fixture/{model}", "--param", "4000", "--cores", "1,2",
                    "--runs", "1", "--iterations", "3", "--warmup", "0", *options)
@@ -80,6 +80,16 @@ def test_many_idle_service_threads_beside_a_scaling_pool_are_no_finding(swept):
     d = diagnoses["fixture/idle"]
     assert d["findings"] == [], d["findings"]
     assert all(p["threads_peak"] >= 40 for p in d["points"]), d["points"]
+
+
+@pytest.mark.slow
+def test_timer_and_io_threads_beside_a_scaling_pool_are_no_finding(swept):
+    # A program's timer threads (a 1 ms tick) and a reader blocked on a pipe: the observer finds the sleepers
+    # waiting for time or input, and no rule takes them for a hand-off, a blocked pool or oversubscription.
+    _, diagnoses = swept
+    d = diagnoses["fixture/io"]
+    assert d["findings"] == [], d["findings"]
+    assert all(p["timer_io_share"] is not None and p["timer_io_share"] >= 0.5 for p in d["points"]), d["points"]
 
 
 @pytest.mark.slow

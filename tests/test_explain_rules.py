@@ -204,6 +204,14 @@ def test_hand_off_on_a_single_point_says_scaling_is_not_measured(switches, found
         assert "whether it scales is not measured here" in _finding(runs, "hand-off").text
 
 
+@pytest.mark.parametrize("timer_looks, found", [(6, []), (5, ["hand-off"])])
+def test_switches_of_threads_that_wait_for_timers_or_input_are_no_hand_off(timer_looks, found):
+    # Of 12 looks at sleepers, 6 (half) found in nanosleep and poll: the switches are theirs, not a hand-off.
+    waits = [WaitRecord("nanosleep", "0x0", timer_looks - 1, 4), WaitRecord("poll", "0x0", 1, 1),
+             WaitRecord("futex", "0x55d2a0", 12 - timer_looks, 2)]
+    assert _rules([_run(2, 100, 1.0, switches=50_000, waits=waits, looks=12)]) == [found]
+
+
 # -- memory --------------------------------------------------------------------------------------------------------
 
 def test_memory_that_grows_through_the_run_is_found_and_a_flat_one_is_not():

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import syscalls
 from ..records import RunRecord, RunStatus
 
 EARLY_SHARE = 0.1    # resident size "early" is read after the first tenth of the run (start-up done)
@@ -47,6 +48,9 @@ class Evidence:
     top_wait: str | None = None
     top_wait_threads: int | None = None
     top_wait_share: float | None = None
+    # The share of those looks that found a thread waiting for time or input (nanosleep, poll, read, epoll_wait
+    # ...; syscalls.TIMER_OR_IO) rather than for another thread; None with fewer than MIN_WAIT_LOOKS looks.
+    timer_io_share: float | None = None
     # Where the CPU went by thread name, numbers as N ("GC Thread#0..7" → "GC Thread#N"): the biggest
     # groups first, each (name, threads, share of the threads' CPU).
     cpu_by_thread: tuple[tuple[str, int, float], ...] = ()
@@ -118,6 +122,13 @@ def _top_wait(runs: list[RunRecord]) -> tuple[str | None, int | None, float | No
     return (f"futex at {arg}" if syscall.startswith("futex") else syscall), most, counts[(syscall, arg)] / looks
 
 
+def _timer_io_share(runs: list[RunRecord]) -> float | None:
+    looks = sum(r.wait_looks or 0 for r in runs)
+    if looks < MIN_WAIT_LOOKS:
+        return None
+    return sum(w.count for r in runs for w in r.waits if syscalls.is_timer_or_io(w.syscall)) / looks
+
+
 def _thread_group(name: str) -> str:
     """A thread's name with its numbers as N ("GC Thread#N", "N_scheduler", "ForkJoinPool-N-"): the workers
     of one pool, the GC or JIT threads, share one. A number glued to a letter stays ("C2 CompilerThre")."""
@@ -175,5 +186,6 @@ def of_runs(runs: list[RunRecord]) -> Evidence:
         top_wait=top_wait,
         top_wait_threads=top_wait_threads,
         top_wait_share=top_wait_share,
+        timer_io_share=_timer_io_share(observed),
         cpu_by_thread=_cpu_by_thread(observed),
     )

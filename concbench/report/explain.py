@@ -35,6 +35,7 @@ BLOCKED_BUSY = 8               # ... while at least max(this, BLOCKED_BUSY_PER_C
 BLOCKED_BUSY_PER_CORE = 4
 HANDOFF_SWITCHES = 20_000      # voluntary context switches per second per core ...
 HANDOFF_EFFICIENCY = 0.8       # ... where the sweep does not scale (efficiency below this at its widest point)
+HANDOFF_TIMER_IO = 0.5         # ... and less than this share of sleepers wait for time or input, not each other
 SPIN_INVOLUNTARY = 1_000       # involuntary switches per second per core worth naming (preemption, yielding spins)
 MEMORY_GROWTH = 2.0            # resident size at the end over resident size after start-up
 MEMORY_GROWTH_BYTES = 64 << 20  # ... and at least this much more
@@ -288,6 +289,8 @@ def _handoff(point: Point, d: Diagnosis) -> Fired | None:
     widest = _widest(d)
     if widest is not None and widest.efficiency is not None and widest.efficiency >= HANDOFF_EFFICIENCY:
         return None   # it scales: switching is how it works, not what holds it back
+    if e.timer_io_share is not None and e.timer_io_share >= HANDOFF_TIMER_IO:
+        return None   # the sleepers wait on timers and input: their wake-ups are not threads handing work over
     scaling = "" if widest is not None else "; whether it scales is not measured here"
     involuntary = f" ({e.involuntary_rate:,.0f} involuntary)" if e.involuntary_rate is not None else ""
     return Fired(e.voluntary_rate / HANDOFF_SWITCHES,
@@ -362,7 +365,8 @@ RULES: tuple[Rule, ...] = (
          point=_blocked),
     Rule("hand-off", "hand-off bound",
          f"≥ {HANDOFF_SWITCHES:,} voluntary context switches per second per core, where the sweep does not scale "
-         f"(efficiency < {HANDOFF_EFFICIENCY} at its widest point) or scaling is not measured",
+         f"(efficiency < {HANDOFF_EFFICIENCY} at its widest point) or scaling is not measured, and under "
+         f"{HANDOFF_TIMER_IO:.0%} of the sleepers found waiting for time or input (a timer, poll, read)",
          "work moves between threads item by item (a queue, a lock, a rendezvous): each step costs a sleep and "
          "a wake-up",
          "batch the items handed over, or use a runtime with direct hand-off (the waker runs the woken)",
@@ -537,6 +541,7 @@ def _point_dict(p: Point) -> dict:
             "rss_early_bytes": e.rss_early, "rss_late_bytes": e.rss_late, "stalled_runs": e.stalled_runs,
             "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked, "gap_share": e.gap_share,
             "top_wait": e.top_wait, "top_wait_threads": e.top_wait_threads, "top_wait_share": e.top_wait_share,
+            "timer_io_share": e.timer_io_share,
             "cpu_by_thread": [list(group) for group in e.cpu_by_thread]}
 
 
