@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
 export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
 
-.PHONY: setup browser build bench test test-fast mutate check clean
+.PHONY: setup browser services build bench test test-fast mutate check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,21 @@ browser:
 	  apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null || { apt-get update -qq && apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; } || echo "could not install $(BROWSER_PACKAGES): the browser test will say so"; \
 	else echo "chromium/chromedriver missing: as root, apt-get install $(BROWSER_PACKAGES)"; fi
 
+# The real services the store's and the Slurm engine's tests start by themselves (PostgreSQL; munge and a
+# one-node slurmctld/slurmd): Debian's packages, installed here where missing and we are root (else the
+# tests say what to install); never by a test. The tests start and stop each service in a temporary folder.
+SERVICE_PACKAGES := postgresql slurm-wlm munge
+services:
+	@missing=""; \
+	  [ -n "$$(ls /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null)" ] || missing="$$missing postgresql"; \
+	  command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v sbatch >/dev/null || missing="$$missing slurm-wlm"; \
+	  command -v munged >/dev/null || missing="$$missing munge"; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq $$missing >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null 2>&1; } || echo "could not install$$missing: their tests will say so"; \
+	else echo "missing:$$missing: as root, apt-get install$$missing"; fi
+
 build: setup
 	$(BIN)/concbench build
 
@@ -42,7 +57,7 @@ bench: setup
 
 # The whole suite is pytest: the harness's own tests, `concbench check` of every installed
 # language (protocol, refusals, every shape at test size) and each language's own unit tests.
-test: setup browser
+test: setup browser services
 	$(BIN)/python -m pytest -q
 
 # The edit-run loop: the harness's tests not marked slow (no language's checks, no end-to-end run of

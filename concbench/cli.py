@@ -15,7 +15,7 @@ import click
 from . import conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
-from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, shard_of
+from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, series_count, shard_of
 from .progress import RichProgress
 from .records import RunStatus
 from .report import export
@@ -34,7 +34,9 @@ from .report.page import PAGE, default_folder, open_in_browser
 from .report.terminal import make_console, print_summary, say, show
 from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
-from .store import Store, refuse_url
+from .database import folder_name, has_results, is_server, probe, shown
+from .parts import Whole, runs_of, whole
+from .store import Store
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -49,6 +51,29 @@ def _catalog() -> Catalog:
 
 def _default_db(catalog: Catalog) -> Path:
     return catalog.root / "results" / "concbench.sqlite"
+
+
+class _Database(click.ParamType):
+    """--db and merge's databases: an SQLite file (a Path), or a URL kept as text (a Path folds its "//")."""
+
+    name = "FILE|URL"
+
+    def convert(self, value, param, ctx):
+        return value if isinstance(value, Path) or "://" in str(value) else Path(value)
+
+
+DB_HELP = ("Results database: an SQLite file or a postgresql://user@host:port/db URL (default: $CONCBENCH_DB, "
+           "else results/concbench.sqlite).")
+
+
+def _db_option(help: str = DB_HELP):
+    return click.option("--db", default=None, envvar="CONCBENCH_DB", type=_Database(), help=help)
+
+
+def _beside(catalog: Catalog, store: Store) -> Path:
+    """What a session's page is written beside unasked: the SQLite file; for a server database, a folder of its
+    own under results/ (its session ids are not the file's)."""
+    return store.path or catalog.root / "results" / folder_name(store.location) / "database"
 
 
 def _available(catalog: Catalog) -> set[str]:
@@ -210,7 +235,7 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 @click.option("--all-shapes", is_flag=True,
               help="Every program shape of each model, not only the faithful port (the one declared first).")
 @click.option("--strict", is_flag=True, help="A timeout of a variant its spec does not mark 'may stall' fails the session.")
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path), help="SQLite file (default results/concbench.sqlite).")
+@_db_option()
 @click.option("--export-json", default=None, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--export-csv", default=None, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--export-bmf", default=None, type=click.Path(dir_okay=False, path_type=Path),
@@ -219,54 +244,77 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
               help="Then write the session's HTML report beside the database (results/session-N/index.html).")
 @click.option("--shard", default=None, metavar="K/N",
               help="Only the K-th of N disjoint parts of the plan (whole series each; for several machines).")
+@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf, page, shard) -> int:
+                strict, db, export_json, export_csv, export_bmf, page, shard, resume) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
         _writable(path, flag)
     catalog = _catalog()
-    allowed = environment.allowed_cpus()
-    core_counts = _int_list(cores, "--cores") if cores else (len(allowed),)
-    if max(core_counts) > len(allowed):
-        raise UsageError(f"--cores {max(core_counts)}: only {len(allowed)} CPUs are available to this process")
-    request = Request(
-        benchmarks=benchmarks, variants=variants, size=size,
-        params=parse_values(params, "--param") if params else (),
-        cores=core_counts, options=tuple(parse_option(o) for o in options),
-        iterations=iterations, warmup=warmup, all_shapes=all_shapes,
-    )
-    config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
-              "timeout_s": timeout, "strict": strict}
-    planner = _sharded(lambda c: make_plan(c, request, _available(c)), shard, config)
-    store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout), db, config, variants)
+    planner, config = _run_planner(click.get_current_context().params)
+    store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout), db, config, variants,
+                                  resume)
     return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
                            page)
 
 
+def _run_planner(p: dict, cores_here: bool = True):
+    """`run`'s request (its parsed parameters `p`), checked, as a planner and the session's config. `cores_here`:
+    hold --cores to this machine's CPUs (not where the parts run on other machines: each checks its own)."""
+    allowed = environment.allowed_cpus()
+    core_counts = _int_list(p["cores"], "--cores") if p["cores"] else (len(allowed),)
+    if cores_here and max(core_counts) > len(allowed):
+        raise UsageError(f"--cores {max(core_counts)}: only {len(allowed)} CPUs are available to this process")
+    request = Request(
+        benchmarks=p["benchmarks"], variants=p["variants"], size=p["size"],
+        params=parse_values(p["params"], "--param") if p["params"] else (),
+        cores=core_counts, options=tuple(parse_option(o) for o in p["options"]),
+        iterations=p["iterations"], warmup=p["warmup"], all_shapes=p["all_shapes"],
+    )
+    config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
+              "timeout_s": p["timeout"], "strict": p["strict"]}
+    return _sharded(lambda c: make_plan(c, request, _available(c)), p["shard"], config), config
+
+
 def _sharded(planner, text: str | None, config: dict):
     """With `--shard K/N`, the planner's K-th part, the session's config noting the part and the whole plan's
-    identity (the parts of one plan share it); without, the planner itself."""
-    if text is None:
-        return planner
-    shard = parse_shard(text)
+    identity (the parts of one plan share it); without, the whole plan, its identity noted as `plan` (so that
+    `--resume` finds a session of the same plan)."""
+    shard = parse_shard(text) if text is not None else None
 
     def part(current: Catalog) -> list:
         plan = planner(current)
+        if shard is None:
+            config["plan"] = plan_identity(plan)
+            return plan
         config["shard"] = {"part": str(shard), "plan": plan_identity(plan), "points": len(plan)}
         return shard_of(plan, shard)
     return part
 
 
 def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
-                 named: tuple[str, ...] = ()):
-    """Plan, build what the plan needs (session.prepare), then run it as one stored session."""
+                 named: tuple[str, ...] = (), resume: bool = False, estimate: bool = False):
+    """Plan, build what the plan needs (session.prepare), then run it as one stored session: with `resume`, the
+    store's unfinished session of the same plan goes on where there is one; `estimate` first says how long."""
+    probe(db or _default_db(catalog))   # a server database that cannot be reached stops us before anything runs
     catalog, plan = session.prepare(catalog, planner, lambda languages: _build_all(catalog, languages), named)
     launcher = toolchains.launcher_path(catalog.root / "build")
     if launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")
     store = Store(db or _default_db(catalog))
+    earlier = session.resumable(store, session.session_config(config, plan, settings)) if resume else None
+    done = store.runs(earlier.id) if earlier else []
+    if earlier:
+        say(console, f"resuming session {earlier.id} ({earlier.status}): {len(done)} run{'s' * (len(done) != 1)} kept, "
+                     f"{len(plan) * settings.runs - len(done)} to run")
+    elif resume:
+        say(console, f"--resume: no unfinished session of this plan in {store.location}: a new session")
+    if estimate:
+        from .estimate import estimate as estimated
+
+        say(console, estimated(plan, settings.runs, store, settings.timeout_s, done).line())
     return store, session.run_session(catalog, store, plan, settings, RichProgress(console), config,
-                                      runner.ProcessExecutor(launcher))
+                                      runner.ProcessExecutor(launcher), earlier)
 
 
 def _export(fmt: str, record, runs, rows, catalog: Catalog) -> str:
@@ -298,10 +346,10 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
                 err_console.print(f"concbench: {path}: not written ({error.strerror or error}); the session is stored",
                                   markup=False, highlight=False)
                 unwritten += 1
-    console.print(f"stored as session {session_id} in {store.path}")
+    console.print(f"stored as session {session_id} in {store.location}")
     if page and not outcome.interrupted:
         try:
-            path = _write_html(default_folder(store.path, session_id), catalog, record,
+            path = _write_html(default_folder(_beside(catalog, store), session_id), catalog, record,
                                store.runs(session_id, with_samples=True), [])
             say(console, f"HTML report: {path} (`concbench report {session_id} --open` opens it)")
         except OSError as error:
@@ -351,12 +399,14 @@ def describe_command(language: str, write: bool) -> int:
 
 @cli.command("check")
 @click.argument("names", nargs=-1)
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="Keep the test-size session in this SQLite file (default: a temporary one).")
+@_db_option("Keep the test-size session in this database, an SQLite file or a postgresql:// URL (default: "
+            "$CONCBENCH_DB, else a temporary file).")
 def check_command(names: tuple[str, ...], db: Path | None) -> int:
     """Conformance of implementations (languages or variants; default all installed): description,
     exit-2 refusals, and every shape at test size through the harness."""
     catalog = _catalog()
+    if db:
+        probe(db)
     wanted: dict[str, set[str] | None] = {}
     for name in names:
         language, _, model = name.partition("/")
@@ -423,10 +473,13 @@ def _check_language(catalog: Catalog, store: Store, language: str, models: set[s
 @click.option("--list", "list_sessions", is_flag=True, help="List the stored sessions.")
 @click.option("--notes", is_flag=True, help="Every note on every series (failures, CV, bimodality), one line each.")
 @click.option("--wide", is_flag=True, help="Every column of every table, however wide the terminal.")
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--one-part", is_flag=True,
+              help="A part of a split plan (`--shard`) alone, without the other parts merged beside it.")
+@_db_option()
 def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, open_page, list_sessions, notes, wide,
-                   db) -> int:
-    """Report a stored session (default: the latest)."""
+                   one_part, db) -> int:
+    """Report a stored session (default: the latest); a part of a split plan with the other parts found beside
+    it."""
     if html_dir is not None:
         _writable(html_dir / PAGE, "--html")
     catalog = _catalog()
@@ -438,7 +491,8 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, ope
     record = store.session(session_id)
     if html_dir or open_page:
         return _page(catalog, store, record, html_dir, [tuple(compare)] if compare else [], open_page)
-    runs = store.runs(record.id)
+    parts = Whole([record], 1) if one_part else whole(store, record)
+    runs = runs_of(store, parts)
     rows = summarise(runs)
     if compare:
         names = {r.variant for r in runs}
@@ -455,18 +509,18 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, ope
         return EXIT_OK
     if fmt == "table":
         print_summary(console, record, rows, catalog.benchmarks, notes=notes, wide=wide,
-                      faithful_shape=catalog.faithful_shape)
-    else:
-        sys.stdout.write(_export(fmt, record, runs, rows, catalog))
+                      faithful_shape=catalog.faithful_shape, headings=parts.headings())
+    else:   # an export is of one session, as its schema says: a part alone
+        own = store.runs(record.id)
+        sys.stdout.write(_export(fmt, record, own, summarise(own), catalog))
     return EXIT_OK
 
 
-def _open_store(catalog: Catalog, db: Path | None) -> Store:
-    path = db or _default_db(catalog)
-    refuse_url(path)
-    if not path.exists():
-        raise UsageError(f"{path}: no results yet (run `concbench run` first)")
-    return Store(path)
+def _open_store(catalog: Catalog, db: Path | str | None) -> Store:
+    target = db or _default_db(catalog)
+    if not has_results(target):
+        raise UsageError(f"{shown(target)}: no results yet (run `concbench run` first)")
+    return Store(target)
 
 
 def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, study=None, sections=()) -> Path:
@@ -480,7 +534,7 @@ def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, stud
 def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, comparisons, open_page: bool) -> int:
     """`report --html DIR` writes the page; `report --open` opens the one beside the database (writing it
     first when it is not there, or the session is still running), or the one just written."""
-    path = (html_dir or default_folder(store.path, record.id)) / PAGE
+    path = (html_dir or default_folder(_beside(catalog, store), record.id)) / PAGE
     if html_dir or not path.is_file() or record.status == "running":
         try:
             path = _write_html(path.parent, catalog, record, store.runs(record.id, with_samples=True), comparisons)
@@ -504,7 +558,7 @@ def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, compari
 @click.option("-v", "--variant", "variants", multiple=True, help="Only this language/model (repeatable).")
 @click.option("--rules", "list_rules", is_flag=True, help="Print the rules and their thresholds, and stop.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the sweeps, their figures and findings.")
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option()
 def explain_command(session_id, benchmarks, variants, list_rules, as_json, db) -> int:
     """Why a series does not scale: figures and ranked findings from a stored session (default: the latest)."""
     from .report import explain
@@ -546,7 +600,7 @@ def explain_command(session_id, benchmarks, variants, list_rules, as_json, db) -
 @click.option("--threshold", default=regression.DEFAULT_THRESHOLD, show_default=True, type=click.FloatRange(min=0),
               help="Smallest relative change called faster or slower (0.05 = 5 %).")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any series of B is slower than in A.")
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option()
 def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> int:
     """Compare two sessions series by series, the run (process) as the unit: B/A and its 95 % interval."""
     catalog = _catalog()
@@ -580,15 +634,16 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
 
 
 @cli.command("merge")
-@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--into", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The results file the sessions join (created if missing).")
+@click.argument("sources", nargs=-1, required=True, type=_Database())
+@click.option("--into", required=True, envvar="CONCBENCH_DB", type=_Database(),
+              help="The results database the sessions join: an SQLite file (created if missing) or a "
+                   "postgresql:// URL (default: $CONCBENCH_DB).")
 def merge_command(sources, into) -> int:
-    """Join the sessions of several results files (the parts of a sharded plan) into one, each as it was."""
+    """Join the sessions of several results databases (the parts of a sharded plan) into one, each as it was."""
     from .merge import merge
 
     for source, old, new in merge(list(sources), into):
-        console.print(f"{source} session {old} → {into} session {new}", highlight=False, markup=False)
+        console.print(f"{shown(source)} session {old} → {shown(into)} session {new}", highlight=False, markup=False)
     return EXIT_OK
 
 
@@ -610,27 +665,34 @@ def study_list() -> int:
 @click.argument("study_id")
 @click.option("--scale", default="quick", show_default=True, type=click.Choice(list(SCALES)),
               help="quick: minutes on 2 cores; paper: the source's design.")
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option()
 @click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
-def study_run(study_id, scale, db, shard) -> int:
+@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
+def study_run(study_id, scale, db, shard, resume) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
-    study = find_study(catalog.root, study_id)
+    study, planner, config = _study_planner(catalog, click.get_current_context().params)
+    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale]), db, config, resume=resume,
+                                  estimate=True)
+    code = _finish_session(catalog, store, outcome, strict=False)
+    _print_study(study, summarise(store.runs(outcome.session_id)))
+    return code
+
+
+def _study_planner(catalog: Catalog, p: dict):
+    """`study run`'s request (its parsed parameters `p`): the study, a planner and the session's config."""
+    study = find_study(catalog.root, p["study_id"])
     told: set[str] = set()
 
     def planner(current: Catalog) -> list:
-        plan, left_out = plan_study(current, study, scale, _available(current), len(environment.allowed_cpus()))
+        plan, left_out = plan_study(current, study, p["scale"], _available(current), len(environment.allowed_cpus()))
         for missing in sorted(set(left_out) - told):
             err_console.print(f"{study.id}: {missing} is unavailable here and left out")
             told.add(missing)
         return plan
 
-    config = {"study": study.id, "scale": scale}
-    store, outcome = _run_session(catalog, _sharded(planner, shard, config), Settings(runs=study.runs[scale]), db,
-                                  config)
-    code = _finish_session(catalog, store, outcome, strict=False)
-    _print_study(study, summarise(store.runs(outcome.session_id)))
-    return code
+    config = {"study": study.id, "scale": p["scale"]}
+    return study, _sharded(planner, p["shard"], config), config
 
 
 def _print_study(study, rows) -> tuple[list, list]:
@@ -654,7 +716,7 @@ def _print_study(study, rows) -> tuple[list, list]:
 @click.argument("study_id")
 @click.option("--session", "session_id", default=None, type=int, help="A session of this study (default: the latest).")
 @click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--db", default=None, type=click.Path(dir_okay=False, path_type=Path))
+@_db_option()
 def study_report(study_id, session_id, html_dir, db) -> int:
     """The study's tables from its latest session, beside the published figures."""
     catalog = _catalog()
@@ -666,7 +728,10 @@ def study_report(study_id, session_id, html_dir, db) -> int:
     if not sessions:
         raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
     record = sessions[-1]
-    runs = store.runs(record.id, with_samples=html_dir is not None)
+    parts = whole(store, record)
+    for line in parts.headings() if parts.count > 1 else []:
+        say(console, line)
+    runs = runs_of(store, parts, with_samples=html_dir is not None)
     rows = summarise(runs)
     grids, verdicts = _print_study(study, rows)
     if html_dir:
@@ -682,6 +747,132 @@ def study_report(study_id, session_id, html_dir, db) -> int:
             sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))
         path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections)
         console.print(f"wrote {path}")
+    return EXIT_OK
+
+
+# -- slurm --------------------------------------------------------------------------------
+
+
+@cli.group("slurm")
+def slurm_group() -> None:
+    """A plan's parts on a Slurm cluster: a job array (a node per part), then a merge job (docs/slurm.md)."""
+
+
+# What a part's command may not say: slurm submit sets it per part, or it has no meaning for one part.
+_SET_PER_PART = {"shard": "--shard", "db": "--db", "resume": "--resume"}
+_NOT_FOR_A_PART = {"export_json": "--export-json", "export_csv": "--export-csv", "export_bmf": "--export-bmf",
+                   "page": "--page"}
+
+
+def _slurm_command(catalog: Catalog, words: list[str]):
+    """`run …` or `study run …`, parsed as that command parses it (bad input stops here, before anything is
+    submitted): its planner and config."""
+    if words[:1] == ["run"]:
+        command, name, args = run_command, "concbench run", words[1:]
+    elif words[:2] == ["study", "run"]:
+        command, name, args = study_run, "concbench study run", words[2:]
+    else:
+        raise UsageError(f"slurm submit: expected `run …` or `study run …` after its own options, not {' '.join(words[:2])!r}")
+    context = command.make_context(name, args)
+    params = context.params
+    given = {key for key in params if context.get_parameter_source(key) == click.core.ParameterSource.COMMANDLINE}
+    for key, flag in _SET_PER_PART.items():
+        if key in given:
+            raise UsageError(f"slurm submit sets {flag} for each part itself (its own --db, before `run`, "
+                             "names where the parts are merged)")
+    for key, flag in _NOT_FOR_A_PART.items():
+        if key in given:
+            raise UsageError(f"slurm submit: {flag} is not for one part: report the merged results with `concbench report`")
+    if command is run_command:
+        return _run_planner(params, cores_here=False)
+    return _study_planner(catalog, params)[1:]
+
+
+def _this_concbench() -> list[str]:
+    """This concbench by absolute path, for the batch jobs: the script beside this Python (a virtual
+    environment's), else this Python with -m."""
+    python = Path(os.path.abspath(sys.executable))
+    script = python.parent / "concbench"
+    return [str(script)] if script.is_file() else [str(python), "-m", "concbench"]
+
+
+@slurm_group.command("submit", context_settings={"allow_interspersed_args": False})
+@click.option("--shards", default=4, show_default=True, type=click.IntRange(min=1), help="N: the parts, a node each.")
+@click.option("--partition", default=None, help="The partition to run in (default: the cluster's).")
+@click.option("--time", "time_limit", default=None, help="Each job's time limit, as sbatch takes it (e.g. 4:00:00).")
+@click.option("--dir", "folder", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="The job folder (default results/slurm/<plan>-N/).")
+@_db_option("Where the merge job joins the parts: an SQLite file or a postgresql:// URL (default: $CONCBENCH_DB, "
+            "else results/concbench.sqlite).")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
+    """Submit `run …` or `study run …` as N parts, a job array on exclusive nodes, and a merge job after them."""
+    from . import slurm
+
+    catalog = _catalog()
+    planner, config = _slurm_command(catalog, list(command))
+    series = series_count(planner(catalog))
+    if series < shards:
+        raise UsageError(f"--shards {shards}: the plan has {series} series, fewer than {shards} parts (a part runs "
+                         "whole series)")
+    target = db or _default_db(catalog)
+    if isinstance(target, Path):
+        _writable(target, "--db")
+    else:
+        is_server(target)   # refuses a URL of another kind than PostgreSQL's
+    job = slurm.Job(
+        folder=(folder or catalog.root / "results" / "slurm" / f"{config['plan']}-{shards}").absolute(),
+        command=list(command), shards=shards,
+        target=str(target.absolute()) if isinstance(target, Path) else target,   # a database URL goes as it is
+        plan=config["plan"], concbench=_this_concbench(), root=str(catalog.root),
+        partition=partition, time=time_limit,
+    )
+    submission = slurm.submit(job, slurm.SlurmTools())
+    say(console, f"submitted {shards} shards as job array {submission.array}, their merge as job {submission.merge} "
+                 f"(into {shown(job.target)})")
+    say(console, f"job folder: {job.folder}")
+    return EXIT_OK
+
+
+def _job(folder: Path | None):
+    from . import slurm
+
+    return slurm.Job.load(folder or slurm.newest_folder(_catalog().root / "results" / "slurm"))
+
+
+@slurm_group.command("status")
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+def slurm_status(folder) -> int:
+    """Each part of a submitted job (default: the newest): finished, running, pending, failed or cancelled; then
+    its merge."""
+    from . import slurm
+
+    job = _job(folder)
+    queue = slurm.SlurmTools().queue()
+    states = slurm.shard_states(job, queue)
+    merge = slurm.merge_state(job, queue)
+    say(console, f"{job.folder}: {' '.join(job.command)} in {job.shards} shards")
+    for state in states:
+        say(console, f"  shard {state.index}/{job.shards}  {state.state:<9}  {state.detail}")
+    say(console, f"  merge      {merge[0]:<9}  {merge[1]}")
+    say(console, slurm.summary(states, merge))
+    return EXIT_OK
+
+
+@slurm_group.command("resubmit")
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+def slurm_resubmit(folder) -> int:
+    """Submit again the parts of a job (default: the newest) that failed or were cancelled (each goes on with its
+    session), and a new merge job after them."""
+    from . import slurm
+
+    job = _job(folder)
+    submission = slurm.resubmit(job, slurm.SlurmTools())
+    if submission.shards:
+        say(console, f"resubmitted shards {','.join(map(str, submission.shards))} as job array {submission.array}, "
+                     f"their merge as job {submission.merge}")
+    else:
+        say(console, f"every shard finished: submitted the merge again as job {submission.merge}")
     return EXIT_OK
 
 

@@ -1,15 +1,17 @@
-"""`concbench merge`: the sessions of several results files joined into one, as they were.
+"""`concbench merge`: the sessions of several results databases joined into one, as they were.
 
-The parts of a sharded plan (`run --shard K/N`) each land in a file of their own, on their own machine;
-merged, they sit side by side in one store, each session keeping the machine it ran on. Everything is
-checked before anything is written: a part met twice (in the inputs, or already in the target), or one
-plan split two ways (1/3 beside 1/2: their points overlap), is refused in one line."""
+The parts of a sharded plan (`run --shard K/N`) each land in a file of their own, on their own machine (or all
+in one PostgreSQL database, which needs no merge); merged, they sit side by side in one store, each session
+keeping the machine it ran on. Sources and target may be SQLite files or PostgreSQL URLs. Everything is checked
+before anything is written: a part met twice (in the inputs, or already in the target), or one plan split two
+ways (1/3 beside 1/2: their points overlap), is refused in one line."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from .database import Target, has_results, is_server, shown
 from .errors import UsageError
 from .records import SessionRecord
 from .store import Store
@@ -45,18 +47,26 @@ def _check(parts: list[tuple[str, Part]]) -> None:
                              f"{earlier[0]} in {earlier[1]}: their points overlap")
 
 
-def merge(sources: list[Path], into: Path) -> list[tuple[Path, int, int]]:
+def _identity(target: Target) -> str:
+    """What two spellings of one database share: a file's resolved path, a URL's text."""
+    return str(target) if is_server(target) else str(Path(target).resolve())
+
+
+def merge(sources: list[Target], into: Target) -> list[tuple[Target, int, int]]:
     """Copies every session of `sources` into `into`; returns (source, its session id, the new id) per session."""
-    if into.resolve() in {s.resolve() for s in sources}:
-        raise UsageError(f"{into}: the target is also a source")
+    if _identity(into) in {_identity(s) for s in sources}:
+        raise UsageError(f"{shown(into)}: the target is also a source")
     for source in sources:
-        if not source.is_file():
+        if is_server(source) and not has_results(source):
+            raise UsageError(f"{shown(source)}: no concbench results in that database")
+        if not is_server(source) and not Path(source).is_file():
             raise UsageError(f"{source}: no such results file")
     stores = [(source, Store(source)) for source in sources]
-    target = Store(into) if into.exists() else None   # a new target is created only once all is checked
+    target = Store(into) if has_results(into) else None   # a new target is created only once all is checked
     try:
-        found = [(f"{into}, session {s.id}", p) for s in (target.sessions() if target else []) if (p := _part(s))]
-        found += [(f"{source}, session {s.id}", p) for source, store in stores for s in store.sessions()
+        found = [(f"{shown(into)}, session {s.id}", p) for s in (target.sessions() if target else [])
+                 if (p := _part(s))]
+        found += [(f"{shown(source)}, session {s.id}", p) for source, store in stores for s in store.sessions()
                   if (p := _part(s))]
         _check(found)
         target = target or Store(into)

@@ -229,6 +229,11 @@ def plan_identity(plan: list[Point]) -> str:
     return digest.hexdigest()[:16]
 
 
+def series_count(plan: list[Point]) -> int:
+    """How many series (lines of sizes) the plan holds: the most parts it can be split into."""
+    return len({_series_text(p) for p in plan})
+
+
 def shard_of(plan: list[Point], shard: Shard) -> list[Point]:
     """The points of one part. A series (its line of sizes) stays whole in one part, so that a timeout still
     skips its larger sizes; the series are dealt round-robin in the order of their digests, so that every

@@ -4,6 +4,7 @@ stored as it ends; Ctrl-C or SIGTERM end the session as interrupted, keeping wha
 from __future__ import annotations
 
 import copy
+import json
 import shlex
 import signal
 import sys
@@ -17,7 +18,7 @@ from .catalog import Catalog, value_order
 from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupted, UsageError
 from .plan import Point
 from .protocol import Iteration, Transcript
-from .records import FAILED_STATUSES, IterationRecord, Measures, Reason, RunRecord, RunStatus
+from .records import FAILED_STATUSES, IterationRecord, Measures, Reason, RunRecord, RunStatus, SessionRecord
 from .store import Store
 from .verify import Ending, cross_check, judge, verdict
 
@@ -156,18 +157,27 @@ class Session:
             message=f"skipped: {point.benchmark.param_name}={after} timed out",
         )
 
-    def run_plan(self, session_id: int, plan: list[Point]) -> SessionResult:
-        """Rounds of the whole plan, so slow drift of the machine favours no variant."""
-        result = SessionResult(session_id)
+    def run_plan(self, session_id: int, plan: list[Point], stored: list[RunRecord] = ()) -> SessionResult:
+        """Rounds of the whole plan, so slow drift of the machine favours no variant. `stored`: the runs a
+        resumed session already holds; they are not run again, and their timeouts still skip larger sizes."""
+        result = SessionResult(session_id, list(stored))
+        done = {_run_key(run) for run in stored}
+        order = value_order   # 'larger sizes' are skipped after a timeout
         timed_out: dict[tuple, str] = {}   # skip key -> smallest parameter that timed out
+        for run in stored:
+            line = (run.benchmark, run.variant, tuple(sorted(run.options.items())), run.cores)   # its Point.skip_key
+            if run.status == RunStatus.TIMEOUT and (line not in timed_out or order(run.param) < order(timed_out[line])):
+                timed_out[line] = run.param
         for run_index in range(self.settings.runs):
             for point in plan:
+                if _point_key(point, run_index) in done:
+                    continue
                 limit = timed_out.get(point.skip_key)
-                order = value_order   # 'larger sizes' are skipped after a timeout
                 if limit is not None and order(point.param) > order(limit):
                     run = self._skipped(point, run_index, limit)
                 else:
                     run = self.run_once(point, run_index)
+                    _await_own_termination(run)
                     if run.status == RunStatus.TIMEOUT and (limit is None or order(point.param) < order(limit)):
                         timed_out[point.skip_key] = point.param
                 self.store.record_run(session_id, run)
@@ -177,6 +187,27 @@ class Session:
         for run in cross_check(result.runs, neutral):
             self.store.update_verification(run)
         return result
+
+
+# A process ended by SIGTERM, which the harness never sends, was most likely ended together with the harness: a
+# cancelled Slurm job (scancel signals every process of the job, in no set order), a shutdown. Our own SIGTERM gets
+# this long to arrive, so that the run is left out as unfinished (a resumed session runs it again), not stored as
+# a crash.
+SIGTERM_GRACE_S = 1.0
+
+
+def _await_own_termination(run: RunRecord) -> None:
+    if run.signal == signal.SIGTERM or run.exit_code == -signal.SIGTERM:
+        time.sleep(SIGTERM_GRACE_S)   # SessionInterrupted comes out of here when our SIGTERM arrives
+
+
+def _run_key(run: RunRecord) -> tuple:
+    """A stored run's place in its session's plan: its point and its run index."""
+    return (run.benchmark, run.variant, run.param, tuple(sorted(run.options.items())), run.cores, run.run_index)
+
+
+def _point_key(point: Point, run_index: int) -> tuple:
+    return (point.benchmark.id, point.variant.name, point.param, point.options, point.cores, run_index)
 
 
 # -- a whole session: stored first, then every run as it ends ------------------------------
@@ -225,20 +256,48 @@ def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:
     }
 
 
+def session_config(config: dict, plan: list[Point], settings: Settings) -> dict:
+    """What a session stores as its config: the command's settings, the plan's size, the runs per point (as
+    JSON gives it back, so that a stored config compares equal to a new one)."""
+    return json.loads(json.dumps({**config, "points": len(plan), "runs": settings.runs}))
+
+
+# The fields of a session's environment that make its machine what it is (not its host name: the nodes of a
+# cluster are alike): a session resumed where one differs would pool two machines in one session.
+MACHINE = ("cpu_model", "cpus_allowed", "kernel", "machine", "toolchains")
+
+
+def resumable(store: Store, config: dict) -> SessionRecord | None:
+    """The latest unfinished session (interrupted, or left `running` by a killed harness) started with exactly
+    this config (`session_config`): the same plan, by its identity, the same part of it and the same settings."""
+    unfinished = [s for s in store.sessions() if s.status in ("running", "interrupted") and s.config == config]
+    return unfinished[-1] if unfinished else None
+
+
 def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Settings, progress: Progress,
-                config: dict, executor: runner.Executor) -> Outcome:
+                config: dict, executor: runner.Executor, resume: SessionRecord | None = None) -> Outcome:
     """Store the session first, then every run as it ends; Ctrl-C or SIGTERM end it as interrupted, a
-    binary's refusal as refused (RequestRefused goes on to the caller, naming the session)."""
-    session_id = store.start_session(
-        shlex.join(["concbench", *sys.argv[1:]]), environment.git_commit(catalog.root),
-        environment.capture(toolchain_records(catalog, plan)), {**config, "points": len(plan), "runs": settings.runs},
-    )
+    binary's refusal as refused (RequestRefused goes on to the caller, naming the session). With `resume` (a
+    session of `resumable`), that session goes on instead: the runs it holds are not run again."""
+    here = environment.capture(toolchain_records(catalog, plan))
+    stored: list[RunRecord] = []
+    if resume is None:
+        session_id = store.start_session(shlex.join(["concbench", *sys.argv[1:]]), environment.git_commit(catalog.root),
+                                         here, session_config(config, plan, settings))
+    else:
+        now = json.loads(json.dumps(here))   # as the stored one reads back
+        differ = [key for key in MACHINE if resume.environment.get(key) != now.get(key)]
+        if differ:
+            raise UsageError(f"session {resume.id} ran on another machine (its {', '.join(differ)} differ from "
+                             "this one's): resuming it here would pool two machines in one session; use another --db")
+        # Its status stays as it was until it ends again (finished, or interrupted once more).
+        session_id, stored = resume.id, store.runs(resume.id)
     session = Session(catalog, store, settings, progress, executor)
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     result, interrupted, status = None, False, "finished"
     try:
-        with progress.live(len(plan) * settings.runs):
-            result = session.run_plan(session_id, plan)
+        with progress.live(len(plan) * settings.runs - len(stored)):
+            result = session.run_plan(session_id, plan, stored)
     except (KeyboardInterrupt, SessionInterrupted):
         interrupted, status = True, "interrupted"
     except RequestRefused as refusal:

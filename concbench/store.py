@@ -1,24 +1,25 @@
-"""The SQLite store: sessions, runs, iterations, samples, metrics. Each run commits when it ends."""
+"""The store: sessions, runs, iterations, samples, metrics, in an SQLite file or a PostgreSQL database (one schema,
+one set of migrations; database.py holds what differs). Each run commits when it ends."""
 
 from __future__ import annotations
 
 import json
-import re
-import sqlite3
 from datetime import datetime, timezone
 from enum import StrEnum
 from pathlib import Path
 from typing import get_args, get_origin, get_type_hints
 
+from .database import Dialect, Target, connect, is_server, redact, shown
 from .errors import UsageError
 from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord, field_names
 
 SCHEMA_VERSION = 3
 
+# {id}, {int} and {real} are the dialect's words (database.Dialect); in SQLite they read as they always did.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
-    id INTEGER PRIMARY KEY,
+    {id},
     started_at TEXT NOT NULL,
     ended_at TEXT,
     status TEXT NOT NULL,               -- running | finished | interrupted | refused
@@ -29,9 +30,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 {runs}
 CREATE TABLE IF NOT EXISTS iterations (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    idx INTEGER NOT NULL,
-    ns INTEGER NOT NULL,
+    run_id {int} NOT NULL REFERENCES runs(id),
+    idx {int} NOT NULL,
+    ns {int} NOT NULL,
     result TEXT NOT NULL,
     verdict TEXT NOT NULL,
     warmup INTEGER NOT NULL,
@@ -41,9 +42,9 @@ CREATE TABLE IF NOT EXISTS iterations (
 {threads}
 {waits}
 CREATE TABLE IF NOT EXISTS metrics (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
+    run_id {int} NOT NULL REFERENCES runs(id),
     name TEXT NOT NULL,
-    value REAL NOT NULL,
+    value {real} NOT NULL,
     PRIMARY KEY (run_id, name)
 );
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id);
@@ -55,8 +56,7 @@ CREATE INDEX IF NOT EXISTS waits_by_run ON waits(run_id);
 # The record types declare the tables of runs, samples and threads: one column per field, in field order,
 # typed from its annotation (`X | None` may be NULL); a run's dicts and lists of plain values are JSON in
 # `<name>_json`, its lists of records are rows of their own tables. A field added to a record is a column,
-# which a file of an older schema gets from a migration (the test of migration stores a full run).
-_SQL_TYPES = {int: "INTEGER", bool: "INTEGER", float: "REAL", str: "TEXT"}
+# which a database of an older schema gets from a migration (the test of migration stores a full run).
 _JSON_FIELDS = ("options", "argv", "hello")
 _CHILD_FIELDS = ("iterations", "metrics", "samples", "threads", "waits")
 
@@ -71,16 +71,17 @@ def _base_type(annotation) -> type:
     return get_origin(kind) or kind
 
 
-def _sql_type(annotation) -> str:
-    """`INTEGER NOT NULL`, `TEXT` ...: a StrEnum is stored as its text, an Optional may be NULL."""
+def _sql_type(annotation, dialect: Dialect) -> str:
+    """`INTEGER NOT NULL`, `TEXT` ...: a StrEnum is stored as its text, a bool as 0 or 1, an Optional may be NULL."""
     kind = _base_type(annotation)
-    base = "TEXT" if kind in (dict, list) or issubclass(kind, StrEnum) else _SQL_TYPES[kind]
+    words = {int: dialect.integer, bool: "INTEGER", float: dialect.real, str: "TEXT"}
+    base = "TEXT" if kind in (dict, list) or issubclass(kind, StrEnum) else words[kind]
     return base if type(None) in get_args(annotation) else f"{base} NOT NULL"
 
 
-def _table(name: str, record: type, head: str, columns: tuple[str, ...]) -> str:
+def _table(name: str, record: type, head: list[str], columns: tuple[str, ...], dialect: Dialect) -> str:
     hints = get_type_hints(record)
-    body = [head, *(f"{c} {_sql_type(hints[c])}" for c in columns)]
+    body = [*head, *(f"{c} {_sql_type(hints[c], dialect)}" for c in columns)]
     return f"CREATE TABLE IF NOT EXISTS {name} (\n    " + ",\n    ".join(body) + "\n);"
 
 
@@ -101,90 +102,106 @@ _RUN_TYPES = get_type_hints(RunRecord)
 _SAMPLE_COLUMNS = _columns(SampleRecord)
 _THREAD_COLUMNS = _columns(ThreadRecord)
 _WAIT_COLUMNS = _columns(WaitRecord)
-_RUN_REF = "run_id INTEGER NOT NULL REFERENCES runs(id)"
-SCHEMA = _SCHEMA.format(
-    runs=_table("runs", RunRecord, "id INTEGER PRIMARY KEY,\n    session_id INTEGER NOT NULL REFERENCES sessions(id),\n    "
-                + ",\n    ".join(f"{name}_json TEXT" + ("" if name == "hello" else " NOT NULL") for name in _JSON_FIELDS),
-                _RUN_COLUMNS),
-    samples=_table("samples", SampleRecord, _RUN_REF, _SAMPLE_COLUMNS),
-    threads=_table("threads", ThreadRecord, _RUN_REF, _THREAD_COLUMNS),
-    waits=_table("waits", WaitRecord, _RUN_REF, _WAIT_COLUMNS),
-)
+
+
+def schema(dialect: Dialect) -> list[str]:
+    """The statements that create every table and index in a dialect (each IF NOT EXISTS)."""
+    run_ref = f"run_id {dialect.integer} NOT NULL REFERENCES runs(id)"
+    # Threads and waits are read back in the order they were written: where the database does not keep that
+    # order itself, a column numbers the rows.
+    ordered = [run_ref, *([dialect.order_column] if dialect.order_column else [])]
+    runs_head = [dialect.id_column, f"session_id {dialect.integer} NOT NULL REFERENCES sessions(id)",
+                 *(f"{name}_json TEXT" + ("" if name == "hello" else " NOT NULL") for name in _JSON_FIELDS)]
+    script = _SCHEMA.format(
+        id=dialect.id_column, int=dialect.integer, real=dialect.real,
+        runs=_table("runs", RunRecord, runs_head, _RUN_COLUMNS, dialect),
+        samples=_table("samples", SampleRecord, [run_ref], _SAMPLE_COLUMNS, dialect),
+        threads=_table("threads", ThreadRecord, ordered, _THREAD_COLUMNS, dialect),
+        waits=_table("waits", WaitRecord, ordered, _WAIT_COLUMNS, dialect),
+    )
+    return [statement.strip() for statement in script.split(";") if statement.strip()]
+
 
 # Schema 1 → 2 keeps every stored run: the observer's columns are added, empty for old runs. (What schema 2
-# added, written out: a migration stays as it was when later schemas add more.)
+# added, written out: a migration stays as it was when later schemas add more.) {int} is the dialect's integer,
+# so that one migration serves both databases.
 MIGRATIONS = {
-    1: [*(f"ALTER TABLE runs ADD COLUMN {c} INTEGER"
+    1: [*(f"ALTER TABLE runs ADD COLUMN {c} {{int}}"
           for c in ("run_delay_ns", "observer_cpu_ns", "harness_cpu_ns", "threads_untracked")),
-        *(f"ALTER TABLE samples ADD COLUMN {c} INTEGER"
+        *(f"ALTER TABLE samples ADD COLUMN {c} {{int}}"
           for c in ("running", "sleeping", "blocked", "busy", "run_delay_ns", "voluntary", "involuntary"))],
     # Schema 2 → 3: where the observer ran, how well it covered the run, what sleepers waited in (the
     # waits table is new: the schema creates it).
     2: ["ALTER TABLE runs ADD COLUMN observer_cpus TEXT",
-        *(f"ALTER TABLE runs ADD COLUMN {c} INTEGER"
+        *(f"ALTER TABLE runs ADD COLUMN {c} {{int}}"
           for c in ("observer_samples", "observer_interval_max_ns", "wait_looks"))],
 }
+
+
+def _migratable(version: str) -> bool:
+    return version.isdigit() and int(version) in MIGRATIONS
+
+
+def _settled(version: str | None) -> bool:
+    """A version that set-up leaves as it is: the current one, or one no migration leads from (refused whole)."""
+    return version is not None and (version == str(SCHEMA_VERSION) or not _migratable(version))
+
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-# A database URL ("postgresql://user@host/db"; a path option folds its "//" into "/"): not a file name.
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
-
-
-def refuse_url(path: Path) -> None:
-    """One clear line for a database URL given where a results file is wanted, before anything is created."""
-    if _URL.match(str(path)):
-        raise UsageError(f"{path}: a database URL, not a file; results go to an SQLite file only "
-                         "(a server database is not supported yet): give --db a file path")
-
-
 class Store:
-    def __init__(self, path: Path) -> None:
-        refuse_url(path)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path)
-            self.db.execute("PRAGMA schema_version")   # opens the file: an unwritable place fails here
-        except (sqlite3.OperationalError, OSError) as error:
-            raise UsageError(f"{path}: cannot open or create a database there ({error})") from error
-        except sqlite3.DatabaseError as error:   # a file that is not SQLite at all
-            raise UsageError(f"{path}: not a concbench database ({error})") from error
-        try:
-            stored = self._migrate()
-            self.db.executescript(SCHEMA)
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            self.db.commit()
-            if stored is None:
-                (stored,) = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        except sqlite3.DatabaseError as error:
-            raise UsageError(f"{path}: not a concbench database ({error})") from error
-        # A file written by another schema would be misread row by row: refuse it whole.
-        if stored != str(SCHEMA_VERSION):
-            raise UsageError(f"{path}: written with results schema {stored}, this concbench reads {SCHEMA_VERSION}; "
-                             "use a concbench of that version or another --db")
-        have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-        lacking = [c for c in _RUN_COLUMNS if c not in have]
-        if lacking:   # the same version number, other columns: a development build wrote it
-            raise UsageError(f"{path}: its runs table lacks {', '.join(lacking)} of results schema {SCHEMA_VERSION} "
-                             "(written by a development version); use another --db")
-        self.path = path
+    """One results database, an SQLite file or a PostgreSQL database (`target`: a path, or a postgresql:// URL).
+    Several writers may share one: each opens its own Store, and each run commits alone."""
 
-    def _migrate(self) -> str | None:
-        """Brings an older file up to SCHEMA_VERSION in one transaction; the version found, or None if new."""
-        has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if has_meta else None
-        if row is None:
+    def __init__(self, target: Target) -> None:
+        server = is_server(target)   # any other URL is refused here, before a file or folder is made
+        self.path = None if server else Path(target)   # the SQLite file, where there is one
+        self.location = shown(target)                   # how messages name it: never a password
+        self.db = connect(target)
+        try:
+            stored = self._set_up()
+        except self.db.errors as error:
+            raise UsageError(f"{self.location}: {self.db.broken} ({error})") from error
+        # A database written by another schema would be misread row by row: refuse it whole.
+        if stored != str(SCHEMA_VERSION):
+            raise UsageError(f"{self.location}: written with results schema {stored}, this concbench reads "
+                             f"{SCHEMA_VERSION}; use a concbench of that version or another --db")
+        lacking = [c for c in _RUN_COLUMNS if c not in self.db.columns("runs")]
+        if lacking:   # the same version number, other columns: a development build wrote it
+            raise UsageError(f"{self.location}: its runs table lacks {', '.join(lacking)} of results schema "
+                             f"{SCHEMA_VERSION} (written by a development version); use another --db")
+
+    def _stored_version(self) -> str | None:
+        if not self.db.has_table("meta"):
             return None
-        version = row[0]
-        with self.db:
-            while version.isdigit() and int(version) in MIGRATIONS:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return None if row is None else row[0]
+
+    def _set_up(self) -> str:
+        """Creates the tables of a new database, or brings an older one up to SCHEMA_VERSION, in one transaction
+        that writers starting at once take in turn; returns the version found. A current one is left untouched,
+        so that opening a store to read it writes nothing."""
+        version = self._stored_version()
+        if _settled(version):
+            return version
+        with self.db.transaction():
+            self.db.lock_schema()
+            found = version = self._stored_version()   # another writer may have set it up meanwhile
+            if _settled(found):
+                return found
+            while version is not None and _migratable(version):
                 for statement in MIGRATIONS[int(version)]:
-                    self.db.execute(statement)
+                    self.db.execute(statement.format(int=self.db.dialect.integer))
                 version = str(int(version) + 1)
-                self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
-        return version
+            for statement in schema(self.db.dialect):   # a new database's tables, or those a migration lacks
+                self.db.execute(statement)
+            if found is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                return str(SCHEMA_VERSION)
+            self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+            return version
 
     def close(self) -> None:
         self.db.close()
@@ -192,44 +209,40 @@ class Store:
     # -- writing -------------------------------------------------------------------------
 
     def start_session(self, command: str, git_commit: str | None, environment: dict, config: dict) -> int:
-        cursor = self.db.execute(
+        """A new session, `running`; its command line is kept without the password of a --db URL in it."""
+        return self.db.insert(
             "INSERT INTO sessions (started_at, status, command, git_commit, environment_json, config_json)"
             " VALUES (?, 'running', ?, ?, ?, ?)",
-            (_now(), command, git_commit, json.dumps(environment), json.dumps(config)),
+            (_now(), redact(command), git_commit, json.dumps(environment), json.dumps(config)),
         )
-        self.db.commit()
-        return cursor.lastrowid
 
     def copy_session(self, session: SessionRecord) -> int:
         """A session of another store, as it was (its times, status, command, machine and config), under a new
         id here; its runs follow with record_run."""
-        cursor = self.db.execute(
+        return self.db.insert(
             "INSERT INTO sessions (started_at, ended_at, status, command, git_commit, environment_json, config_json)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (session.started_at, session.ended_at, session.status, session.command, session.git_commit,
              json.dumps(session.environment), json.dumps(session.config)),
         )
-        self.db.commit()
-        return cursor.lastrowid
 
     def end_session(self, session_id: int, status: str) -> None:
-        self.db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?", (_now(), status, session_id))
-        self.db.commit()
+        self.db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?",
+                        (_now(), str(status), session_id))
 
     def record_run(self, session_id: int, run: RunRecord) -> int:
         """Store one finished run with its iterations, samples and metrics in one transaction."""
         values = [_to_sql(getattr(run, c)) for c in _RUN_COLUMNS]
-        with self.db:
-            cursor = self.db.execute(
+        with self.db.transaction():
+            run_id = self.db.insert(
                 f"INSERT INTO runs (session_id, options_json, argv_json, hello_json, {', '.join(_RUN_COLUMNS)})"
                 f" VALUES (?, ?, ?, ?, {', '.join('?' * len(_RUN_COLUMNS))})",
                 [session_id, json.dumps(run.options, sort_keys=True), json.dumps(run.argv),
                  None if run.hello is None else json.dumps(run.hello), *values],
             )
-            run_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO iterations VALUES (?, ?, ?, ?, ?, ?)",
-                [(run_id, it.index, it.ns, it.result, it.verdict, int(it.warmup)) for it in run.iterations],
+                [(run_id, it.index, it.ns, it.result, _to_sql(it.verdict), int(it.warmup)) for it in run.iterations],
             )
             self.db.executemany(
                 f"INSERT INTO samples (run_id, {', '.join(_SAMPLE_COLUMNS)}) VALUES (?{', ?' * len(_SAMPLE_COLUMNS)})",
@@ -251,11 +264,11 @@ class Store:
 
     def update_verification(self, run: RunRecord) -> None:
         """After the session's cross-check: new verdicts and, where they changed it, the run's status."""
-        with self.db:
+        with self.db.transaction():
             self.db.execute("UPDATE runs SET status = ?, reason = ?, message = ? WHERE id = ?",
                             (str(run.status), None if run.reason is None else str(run.reason), run.message, run.id))
             self.db.executemany("UPDATE iterations SET verdict = ? WHERE run_id = ? AND idx = ?",
-                                [(it.verdict, run.id, it.index) for it in run.iterations])
+                                [(_to_sql(it.verdict), run.id, it.index) for it in run.iterations])
 
     # -- reading -------------------------------------------------------------------------
 
@@ -277,11 +290,11 @@ class Store:
         if session_id is None:
             row = self.db.execute(query + " ORDER BY id DESC LIMIT 1").fetchone()
             if row is None:
-                raise UsageError(f"{self.path}: no sessions yet (run `concbench run` first)")
+                raise UsageError(f"{self.location}: no sessions yet (run `concbench run` first)")
         else:
             row = self.db.execute(query + " WHERE id = ?", (session_id,)).fetchone()
             if row is None:
-                raise UsageError(f"{self.path}: no session {session_id} (see `concbench report --list`)")
+                raise UsageError(f"{self.location}: no session {session_id} (see `concbench report --list`)")
         return self._session(row)
 
     def runs(self, session_id: int, with_samples: bool = False) -> list[RunRecord]:
@@ -304,7 +317,8 @@ class Store:
                     (run.id,),
                 )
             ]
-            run.metrics = dict(self.db.execute("SELECT name, value FROM metrics WHERE run_id = ?", (run.id,)))
+            run.metrics = dict(self.db.execute("SELECT name, value FROM metrics WHERE run_id = ? ORDER BY name",
+                                               (run.id,)))
             if with_samples:
                 run.samples = self.samples(run.id)
                 run.threads = self.threads(run.id)
@@ -324,7 +338,8 @@ class Store:
         return [
             ThreadRecord(*row)
             for row in self.db.execute(
-                f"SELECT {', '.join(_THREAD_COLUMNS)} FROM threads WHERE run_id = ? ORDER BY rowid", (run_id,)
+                f"SELECT {', '.join(_THREAD_COLUMNS)} FROM threads WHERE run_id = ?"
+                f" ORDER BY {self.db.dialect.insertion_order}", (run_id,)
             )
         ]
 
@@ -332,6 +347,7 @@ class Store:
         return [
             WaitRecord(*row)
             for row in self.db.execute(
-                f"SELECT {', '.join(_WAIT_COLUMNS)} FROM waits WHERE run_id = ? ORDER BY count DESC, rowid", (run_id,)
+                f"SELECT {', '.join(_WAIT_COLUMNS)} FROM waits WHERE run_id = ?"
+                f" ORDER BY count DESC, {self.db.dialect.insertion_order}", (run_id,)
             )
         ]

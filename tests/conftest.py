@@ -37,7 +37,8 @@ class Cli:
 
     def __call__(self, *args: str, db: bool = True, timeout: float = 300, **popen) -> subprocess.CompletedProcess:
         extra = ["--db", str(self.db)] if db and args and args[0] in ("run", "report") else []
-        env = {**os.environ, "CONCBENCH_ROOT": str(ROOT)}
+        # Never a developer's own database: CONCBENCH_DB would be the default where a command names none.
+        env = {**{k: v for k, v in os.environ.items() if k != "CONCBENCH_DB"}, "CONCBENCH_ROOT": str(ROOT)}
         return subprocess.run([sys.executable, "-m", "concbench", *args, *extra], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=timeout, **popen)
 

@@ -156,12 +156,12 @@ def test_a_database_that_cannot_be_opened_or_created_is_refused_before_anything_
     garbage.write_bytes(b"garbage" * 200)
     done = cli("report", "--db", str(garbage), db=False)
     assert done.returncode == 2 and "not a concbench database" in done.stderr and "Traceback" not in done.stderr
-    # A server URL is not taken for a file: no SQLite file under a folder named "postgresql:" (issue 25).
+    # A URL is not taken for a file: no SQLite file under a folder named "mysql:" (PostgreSQL's: test_postgres.py).
     for command in (("run", *FAKE, "-v", "fake/ok", "--param", "5"), ("report",)):
-        done = cli(*command, "--db", "postgresql://bench@localhost/results", db=False)
+        done = cli(*command, "--db", "mysql://bench@localhost/results", db=False)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
-        assert "a database URL, not a file" in done.stderr
-    assert not list(ROOT.glob("postgresql*"))   # the CLI runs in the repository root
+        assert "a mysql URL; a results database is an SQLite file or a postgresql:// URL" in done.stderr
+    assert not list(ROOT.glob("mysql*"))   # the CLI runs in the repository root
 
 
 @pytest.mark.slow
@@ -381,3 +381,18 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
         assert sorted(conn.execute("SELECT benchmark, variant, param, options_json, cores FROM runs")) == sorted(points)
     again = cli("merge", shards[1], "--into", str(merged), db=False)
     assert again.returncode == 2 and "part 2/3 of plan" in again.stderr and "already in" in again.stderr
+    # The merged store's report is the whole plan, as one unsharded run's report would be: every series of
+    # every part, the parts named in the heading; --one-part shows the last part alone.
+    whole_run = tmp_path / "whole.sqlite"
+    assert cli("run", "-b", "fib", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/slow", "--size", "test",
+               "--runs", "1", "--db", str(whole_run), db=False).returncode == 0
+    series = lambda text: sorted(line.split("│")[1].strip() + line.split("│")[2].strip()
+                                 for line in text.splitlines() if line.startswith("│ fake/"))
+    merged_report = cli("report", "--db", str(merged), "--wide", db=False)
+    assert merged_report.returncode == 0, merged_report.stderr
+    assert series(merged_report.stdout) == series(cli("report", "--db", str(whole_run), "--wide", db=False).stdout)
+    text = " ".join(merged_report.stdout.split())
+    assert all(f"part {k}/3: session {k}" in text for k in (1, 2, 3))
+    assert f"plan {plan[0]}: 3 of 3 parts, on one machine" in text
+    alone = cli("report", "--db", str(merged), "--wide", "--one-part", db=False).stdout
+    assert 0 < len(series(alone)) < len(series(merged_report.stdout)) and "part 1/3" not in alone

@@ -64,3 +64,20 @@ def test_a_missing_source_or_the_target_as_a_source_is_refused(tmp_path):
     _part(tmp_path / "a.sqlite", "1/2")
     with pytest.raises(UsageError, match="the target is also a source"):
         merge([tmp_path / "a.sqlite"], tmp_path / "a.sqlite")
+
+
+def test_a_merged_plan_reads_back_whole_naming_its_machines_and_missing_parts(tmp_path):
+    from concbench.parts import runs_of, whole
+    _part(tmp_path / "a.sqlite", "1/3", machine="cpu A")
+    _part(tmp_path / "b.sqlite", "3/3", machine="cpu B")
+    into = tmp_path / "all.sqlite"
+    merge([tmp_path / "a.sqlite", tmp_path / "b.sqlite"], into)
+    store = Store(into)
+    parts = whole(store, store.session())
+    assert [s.config["shard"]["part"] for s in parts.sessions] == ["1/3", "3/3"] and parts.missing() == ["2/3"]
+    assert sorted(r.param for r in runs_of(store, parts)) == ["1", "3"]
+    *per_part, said = parts.headings()
+    assert per_part[0].startswith("part 1/3: session 1") and "cpu B" in per_part[1]
+    assert said.startswith("plan p1: 2 of 3 parts (missing: 2/3), on 2 machines")
+    alone = store.start_session("concbench run", None, {}, {})   # a session that is no part stands alone
+    assert whole(store, store.session(alone)).headings()[0].startswith(f"session {alone}")

@@ -13,11 +13,11 @@ import pytest
 
 from concbench import runner
 from concbench.catalog import load_catalog
-from concbench.errors import RequestRefused
+from concbench.errors import RequestRefused, UsageError
 from concbench.plan import Request, make_plan
 from concbench.records import RunStatus, SampleRecord
 from concbench.report.summary import summarise
-from concbench.session import Progress, Session, Settings
+from concbench.session import Progress, Session, Settings, resumable, run_session, session_config
 from concbench.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,6 +130,37 @@ def test_after_a_timeout_larger_sizes_of_the_line_are_skipped(catalog, tmp_path)
     assert [p for p, _ in executor.launched] == ["5", "10", "5", "10"]
     statuses = [(r.param, r.status) for r in result.runs]
     assert statuses == [("5", "ok"), ("10", "timeout"), ("15", "skipped")] * 2
+
+
+def test_a_resumed_session_runs_only_the_runs_it_lacks_and_its_stored_timeouts_still_skip(catalog, tmp_path):
+    def script(model, param):
+        return Script(timed_out=True) if param == "10" else right(model, param)
+
+    whole, _, store, session_id = _session(catalog, tmp_path, script, runs=2, params=("5", "10", "15"))
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("fake/ok",), cores=(1,), iterations=3, warmup=1,
+                                      params=("5", "10", "15")), set(catalog.variants))
+    for kept, launched in [(whole.runs[:1], ["10", "5", "10"]),   # round 0's first run kept: the rest runs
+                           (whole.runs[:5], [])]:                 # 10 timed out before: 15 is skipped, not run
+        executor = ScriptedExecutor(script)
+        result = Session(catalog, store, Settings(runs=2), Progress(), executor).run_plan(session_id, plan, kept)
+        assert [p for p, _ in executor.launched] == launched
+        assert [(r.param, r.run_index, r.status) for r in result.runs] == [
+            (r.param, r.run_index, r.status) for r in whole.runs]   # each run once, in the session's order
+
+
+def test_resume_finds_the_unfinished_session_of_the_same_config_and_refuses_another_machine(catalog, tmp_path):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("fake/ok",), cores=(1,), params=("5",)),
+                     set(catalog.variants))
+    store = Store(tmp_path / "s.sqlite")
+    config = session_config({"plan": "p1", "request": {"options": [("k", ("1", "2"))]}}, plan, Settings(runs=2))
+    for status, cpu in [("interrupted", "CPU A"), ("finished", "CPU A"), ("running", "CPU B")]:
+        store.end_session(store.start_session("run", None, {"cpu_model": cpu}, config), status)
+    store.end_session(store.start_session("run", None, {}, {**config, "runs": 3}), "interrupted")   # other settings
+    found = resumable(store, config)
+    assert (found.id, found.status) == (3, "running")         # the latest unfinished one of exactly this config
+    assert resumable(store, {**config, "plan": "p2"}) is None  # another plan
+    with pytest.raises(UsageError, match="session 3 ran on another machine .its cpu_model"):
+        run_session(catalog, store, plan, Settings(runs=2), Progress(), config, ScriptedExecutor(right), resume=found)
 
 
 @pytest.mark.parametrize("script, status, reason, words", [

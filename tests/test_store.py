@@ -89,11 +89,15 @@ def test_a_results_file_of_another_schema_is_refused_whole(tmp_path):
         Store(path)
 
 
-@pytest.mark.parametrize("url", ["postgresql://bench@db.example:5432/results", "postgres://x/y", "sqlite:///a.db"])
-def test_a_database_url_is_refused_and_nothing_is_created(tmp_path, monkeypatch, url):
+@pytest.mark.parametrize("target, message", [
+    ("mysql://bench@db.example:3306/results", "a mysql URL; a results database is an SQLite file or a postgresql://"),
+    ("sqlite:///a.db", "a sqlite URL"),
+    (Path("postgresql://bench@db.example:5432/results"), "whose // was folded into /"),   # a URL taken for a path
+])
+def test_a_url_concbench_cannot_use_is_refused_and_nothing_is_created(tmp_path, monkeypatch, target, message):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(UsageError, match="a database URL, not a file"):
-        Store(Path(url))
+    with pytest.raises(UsageError, match=message):
+        Store(target)
     assert list(tmp_path.iterdir()) == []   # no directory named after the scheme
 
 

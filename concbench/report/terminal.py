@@ -126,13 +126,16 @@ def _benchmark_tables(rows: list[SeriesSummary], benchmark: str, spec: Benchmark
 
 def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary],
                   benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False,
-                  faithful_shape: Callable[[str, str], str | None] | None = None) -> None:
-    """The heading; for a session of several benchmarks an overview and the runs that were not ok; each
-    benchmark's tables; the faithful ports against the best shapes, where both ran (`faithful_shape` names a
-    model's first shape); what measuring cost; then every note (`notes`), or how many series carry each kind."""
+                  faithful_shape: Callable[[str, str], str | None] | None = None,
+                  headings: list[str] | None = None) -> None:
+    """The heading (`headings` instead, for the parts of a split plan); for a session of several benchmarks an
+    overview and the runs that were not ok; each benchmark's tables; the faithful ports against the best shapes,
+    where both ran (`faithful_shape` names a model's first shape); what measuring cost; then every note
+    (`notes`), or how many series carry each kind."""
     benchmarks = benchmarks or {}
     param_names = {b.id: b.param_name for b in benchmarks.values()}
-    say(console, session_heading(session))
+    for line in headings or [session_heading(session)]:
+        say(console, line)
     by_benchmark: dict[str, list[SeriesSummary]] = defaultdict(list)
     for row in rows:
         by_benchmark[row.benchmark].append(row)
