@@ -220,6 +220,16 @@ def test_memory_that_grows_through_the_run_is_found_and_a_flat_one_is_not():
     assert _rules([growing, flat]) == [["memory"], []]
 
 
+def test_a_working_set_made_in_the_first_iteration_is_no_growth():
+    # Nine iterations of 100 ms in 1 s: the first ends at 200 ms (sample 20). 4 MiB at start-up, 200 MiB from
+    # 150 ms on (the input and the working set) is what the run needs, not what accumulates; read after the first
+    # tenth of the run, it would have been ×50.
+    made = _run(2, 100, 1.9, rss=lambda t: (4 << 20) if t < 15 else (200 << 20))
+    leaking = _run(2, 100, 1.9, rss=lambda t: (4 << 20) if t < 15 else (200 << 20) + t * (6 << 20), variant="x/z")
+    assert _rules([made, leaking]) == [[], ["memory"]]
+    assert "320.0 MiB after the first iteration, 794.0 MiB at the end" in _finding([leaking], "memory").text
+
+
 # -- what counts as parallelism ------------------------------------------------------------------------------------
 
 def test_an_option_that_is_not_parallelism_never_reads_as_slowdown():

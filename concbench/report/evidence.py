@@ -16,7 +16,7 @@ import numpy as np
 from .. import syscalls
 from ..records import RunRecord, RunStatus
 
-EARLY_SHARE = 0.1    # resident size "early" is read after the first tenth of the run (start-up done)
+EARLY_SHARE = 0.1    # what a run is taken to spend starting up where nothing better tells
 MIN_WAIT_LOOKS = 5   # looks at sleeping threads before what they wait in is told
 CPU_GROUPS = 3       # thread-name groups kept, by CPU ...
 CPU_GROUP_SHARE = 0.01  # ... that used at least this share of it
@@ -34,7 +34,7 @@ class Evidence:
     busy_peak: int | None            # most threads that used CPU within one sample interval
     asleep_share: float | None       # share of samples with no thread running or runnable
     runnable_per_core: float | None  # threads running or runnable per core, the mean over the samples
-    rss_early: int | None            # resident bytes after start-up, and at the end
+    rss_early: int | None            # resident bytes once the first iteration ended, and at the end
     rss_late: int | None
     stalled_runs: int
     runs: int
@@ -96,11 +96,26 @@ def _busy_peak(run: RunRecord) -> int | None:
     return max(busy[int(len(busy) * EARLY_SHARE):], default=None)
 
 
+def _first_iteration_end_ns(run: RunRecord) -> int | None:
+    """When the run's first iteration ended, from the start of the process: its wall time less every later
+    iteration's (the exit after the last one is short). None with fewer than two iterations."""
+    if len(run.iterations) < 2 or not run.wall_ns:
+        return None
+    return run.wall_ns - sum(it.ns for it in run.iterations[1:])
+
+
 def _rss(run: RunRecord) -> tuple[int | None, int | None]:
-    sizes = [s.rss_bytes for s in run.samples if s.rss_bytes > 0]   # 0: read before the program was mapped
-    if len(sizes) < 4:
+    """Resident size once the first iteration ended (its working set allocated, its input made), and at the end;
+    None where fewer than two samples fall after it: what a short run allocates cannot be told from a leak. A
+    run of one iteration is read after its first tenth."""
+    samples = [s for s in run.samples if s.rss_bytes > 0]   # 0: read before the program was mapped
+    if len(samples) < 4:
         return None, None
-    return sizes[int(len(sizes) * EARLY_SHARE)], sizes[-1]
+    settled = _first_iteration_end_ns(run)
+    if settled is None:
+        return samples[int(len(samples) * EARLY_SHARE)].rss_bytes, samples[-1].rss_bytes
+    after = [s.rss_bytes for s in samples if s.t_ns >= settled]
+    return (after[0], after[-1]) if len(after) >= 2 else (None, None)
 
 
 def _top_wait(runs: list[RunRecord]) -> tuple[str | None, int | None, float | None]:

@@ -304,7 +304,7 @@ def _memory(point: Point, d: Diagnosis) -> Fired | None:
     growth_factor = e.rss_growth
     if growth_factor is None or growth_factor < MEMORY_GROWTH or e.rss_late - e.rss_early < MEMORY_GROWTH_BYTES:
         return None
-    return Fired(growth_factor, f"resident size {fmt_bytes(int(e.rss_early))} after start-up, "
+    return Fired(growth_factor, f"resident size {fmt_bytes(int(e.rss_early))} after the first iteration, "
                  f"{fmt_bytes(int(e.rss_late))} at the end (×{growth_factor:.1f})",
                  f"×{growth_factor:.1f} ≥ ×{MEMORY_GROWTH:g} and {fmt_bytes(int(e.rss_late - e.rss_early))} ≥ "
                  f"{fmt_bytes(MEMORY_GROWTH_BYTES)} more")
@@ -389,7 +389,7 @@ RULES: tuple[Rule, ...] = (
          "coordination costs more than the added cores give: see the evidence beside it",
          "run at the parallelism that was fastest, then look at what the extra workers share", sweep=_slowdown),
     Rule("memory", "memory grows",
-         f"resident size at the end ≥ {MEMORY_GROWTH}× its size after the first tenth of the run, and "
+         f"resident size at the end ≥ {MEMORY_GROWTH}× its size once the first iteration ended, and "
          f"≥ {MEMORY_GROWTH_BYTES >> 20} MiB more",
          "something accumulates during the run: unbounded queues, retained results, a leak",
          "bound the queues (backpressure) and check what holds the results", point=_memory),
