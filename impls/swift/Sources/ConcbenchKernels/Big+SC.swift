@@ -1,14 +1,18 @@
 extension Big {
-    /// The shapes the spec defines for Swift's async tasks; `stream` is the default.
+    /// The shapes the spec defines for Swift's async tasks; `stream` is the default. `best-handoff`
+    /// (not the thesis's program; issue 26): every worker's loop isolated to one actor on an executor
+    /// thread of its own, a send a resume or an append (Big+Handoff.swift).
     public enum SCShape: String, CaseIterable, Sendable {
         case stream
         case taskPerMessage = "task-per-message"
+        case bestHandoff = "best-handoff"
     }
 
     public static func sc(_ shape: SCShape, _ config: Config) async -> Sample {
         switch shape {
         case .stream: await stream(config)
         case .taskPerMessage: await taskPerMessage(config)
+        case .bestHandoff: await handoff(config)
         }
     }
 
