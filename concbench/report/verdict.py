@@ -35,7 +35,10 @@ class Verdict:
     def line(self) -> str:
         """One line for the terminal."""
         if self.tau is None:
-            return f"{self.table}: no verdict ({self.cells} cells in common)"
+            if self.cells >= MIN_CELLS:
+                return f"{self.table}: no verdict ({self.cells} cells in common, but one side has one value only)"
+            return (f"{self.table}: no verdict ({self.cells} cells in common, {MIN_CELLS} needed: this scale runs "
+                    "too few of the table's points)")
         order = "the order agrees" if self.tau > 0 and self.p_value is not None and self.p_value < 0.05 else \
             "the order does not agree significantly"
         more = len(self.disagreeing) - SHOWN
