@@ -3,7 +3,7 @@
 /// each worker's mailbox (its messages, or its waiting continuation). A send appends to the receiver's
 /// mailbox or resumes it where it waits; the resumed worker runs on the same thread as soon as the sender
 /// suspends for its own next message. No stream, no task per message, no thread woken.
-actor BigHall {
+actor BigHall: ThreadExecutorActor {
     private struct Mailbox {
         var messages = FIFO<Big.Message>()
         var waiting: UnsafeContinuation<Big.Message?, Never>?
@@ -13,11 +13,7 @@ actor BigHall {
     private var exits = 0
     private var everyExit: UnsafeContinuation<Void, Never>?
     private var stopped = false
-    private nonisolated let executor: ThreadExecutor
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
-    }
+    nonisolated let executor: ThreadExecutor
 
     init(workers: Int, executor: ThreadExecutor) {
         mailboxes = Array(repeating: Mailbox(), count: workers)

@@ -4,13 +4,9 @@
 /// the first arrival suspends on an `UnsafeContinuation`, and the partner that resumes it has it
 /// queued on the same thread, where it runs as soon as the partner suspends in its own next `meet`.
 /// A meeting is one suspend and one resume on one thread, and no thread is woken.
-actor HandoffPlace {
+actor HandoffPlace: ThreadExecutorActor {
     private var desk: RendezvousDesk<UnsafeContinuation<Chameneos.Reply, Never>>
-    private nonisolated let executor: ThreadExecutor
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
-    }
+    nonisolated let executor: ThreadExecutor
 
     var meetings: Int { desk.meetings }
 

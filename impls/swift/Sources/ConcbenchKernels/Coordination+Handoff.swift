@@ -3,13 +3,9 @@
 /// runs its whole loop as a method of the queue. A put or a take is a plain call; an empty take
 /// suspends on an `UnsafeContinuation`, and the put that fills it queues the consumer on the same
 /// thread. Everything runs on that one thread and no thread is woken.
-actor HandoffQueue {
+actor HandoffQueue: ThreadExecutorActor {
     private var buffer = HandOffBuffer<UnsafeContinuation<Int, Never>>()
-    private nonisolated let executor: ThreadExecutor
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
-    }
+    nonisolated let executor: ThreadExecutor
 
     init(executor: ThreadExecutor) {
         self.executor = executor

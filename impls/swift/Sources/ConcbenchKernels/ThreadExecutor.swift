@@ -75,3 +75,15 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
         }
     }
 }
+
+/// An actor whose jobs run on a `ThreadExecutor` it is given: the best-handoff shapes' ring, place,
+/// queue and hall, with their tasks preferring the same executor.
+protocol ThreadExecutorActor: Actor {
+    nonisolated var executor: ThreadExecutor { get }
+}
+
+extension ThreadExecutorActor {
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+}

@@ -6,7 +6,7 @@
 /// counterpart of the fastest public threadring programs: lightweight threads on one scheduler with
 /// direct hand-off.) On the default actor executor the same program wakes pool threads: the actor
 /// goes back to the global pool whenever its queue runs dry.
-actor ThreadringRing {
+actor ThreadringRing: ThreadExecutorActor {
     /// One entity's mailbox: the token delivered before it waited, or its waiting continuation.
     private struct Slot {
         var token: Int?
@@ -14,11 +14,7 @@ actor ThreadringRing {
     }
 
     private var slots: [Slot]
-    private nonisolated let executor: ThreadExecutor
-
-    nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
-    }
+    nonisolated let executor: ThreadExecutor
 
     init(size: Int, executor: ThreadExecutor) {
         slots = Array(repeating: Slot(), count: size)
