@@ -1,6 +1,8 @@
 package concbench
 
 import java.util.concurrent.CountDownLatch
+import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.locks.LockSupport
 import scala.actors.Actor
 import scala.collection.mutable.ArrayBuffer
 
@@ -19,6 +21,11 @@ import scala.collection.mutable.ArrayBuffer
  * `synchronized` meet; the first arrival wait()s on the place's monitor until its partner has written
  * the answer into it and notify()d. variant=encore starts behind a latch that every creature reaches
  * before any meets.
+ *
+ * Shape "best-exchange" (model threads; not a study's program, issue 26): the same creature threads, the
+ * place one AtomicLong (meetings left, and the waiting creature) changed by compare-and-set; the first
+ * arrival spins briefly on its own volatile answer where another CPU can run its partner, then parks, and
+ * the partner unparks it only when it found it parked.
  */
 object Chameneos {
   val TEN: Array[Int] = Array(0, 1, 2, 1, 2, 0, 1, 2, 1, 0) // blue=0, red=1, yellow=2
@@ -44,7 +51,11 @@ object Chameneos {
 
   /** Encore: one game of c creatures and m meetings behind the start gate. Redux: m meetings with 3, then with 10. */
   def bench(shape: String, redux: Boolean, c: Int, m: Int): Bench = {
-    val play: (Int, Int, Boolean) => Game = if (shape == "message") Message.play else Rendezvous.play
+    val play: (Int, Int, Boolean) => Game = shape match {
+      case "message" => Message.play
+      case "best-exchange" => Rendezvous.play(exchange = true)
+      case _ => Rendezvous.play(exchange = false)
+    }
     new Bench {
       def iterate(): Outcome =
         if (!redux) {
@@ -155,13 +166,19 @@ object Chameneos {
   }
 
   object Rendezvous {
-    final class Creature(val id: Int, var colour: Int, place: Place, gate: CountDownLatch) extends Runnable {
+    final class Creature(val id: Int, var colour: Int, gate: CountDownLatch) extends Runnable {
+      var place: Place = null
       var count = 0
       var selfMeetings = 0
-      // Written by the partner inside the place's monitor, read by this creature after meet returns.
+      // Written by the partner inside the place's monitor (in the exchange place, before the volatile
+      // `answered`), read by this creature after meet returns.
       var met = false
       var partner = 0
       var newColour = 0
+      // The exchange place: the partner's answer, whether this creature parked, and its thread to unpark.
+      @volatile var answered = false
+      @volatile var parked = false
+      var thread: Thread = null
 
       def run(): Unit = {
         if (gate != null) { gate.countDown(); gate.await() }
@@ -173,11 +190,17 @@ object Chameneos {
       }
     }
 
-    final class Place(private var left: Int) {
+    /** The meeting place: one request, true after a meeting (the answer is in c's fields), false when refused. */
+    trait Place {
+      def meet(c: Creature): Boolean
+      def meetings: Int
+    }
+
+    /** rendezvous: the place's monitor, the first arrival waiting on it. */
+    final class MonitorPlace(private var left: Int) extends Place {
       var meetings = 0
       private var waiting: Creature = null
 
-      /** One request: true after a meeting (the answer is in c's fields), false when refused (stop). */
       def meet(c: Creature): Boolean = synchronized {
         if (left == 0) false
         else if (waiting == null) {
@@ -202,11 +225,56 @@ object Chameneos {
       }
     }
 
-    def play(c: Int, m: Int, gated: Boolean): Game = {
-      val place = new Place(m)
+    /** Spins before parking, where another CPU can run the partner meanwhile (on one CPU, none). */
+    val Spins: Int = if (Runtime.getRuntime.availableProcessors > 1) 2000 else 0
+
+    /** best-exchange: one word, meetings left (high half) and the waiting creature's id + 1 (low half). */
+    final class ExchangePlace(total: Int, creatures: Array[Creature]) extends Place {
+      private val state = new AtomicLong(total.toLong << 32)
+
+      def meetings: Int = total - (state.get >>> 32).toInt
+
+      // A waiter is always met while meetings are left, so none waits once none are.
+      @annotation.tailrec
+      def meet(c: Creature): Boolean = {
+        val s = state.get
+        val left = s >>> 32
+        val waiter = s.toInt - 1
+        if (waiter < 0) {
+          if (left == 0) false
+          else if (state.compareAndSet(s, (left << 32) | (c.id + 1))) { await(c); true }
+          else meet(c)
+        } else if (state.compareAndSet(s, (left - 1) << 32)) {
+          val w = creatures(waiter)
+          val nc = complement(c.colour, w.colour)
+          c.partner = w.id
+          c.newColour = nc
+          w.partner = c.id
+          w.newColour = nc
+          w.answered = true // the volatile write publishes w's fields
+          if (w.parked) LockSupport.unpark(w.thread)
+          true
+        } else meet(c)
+      }
+
+      /** The first arrival's wait: spin, then park until answered. */
+      private def await(c: Creature): Unit = {
+        var i = 0
+        while (i < Spins && !c.answered) { Thread.onSpinWait(); i += 1 }
+        if (!c.answered) {
+          c.parked = true // then `answered` is read again: a partner that saw parked false has set it
+          while (!c.answered) LockSupport.park(c)
+          c.parked = false
+        }
+        c.answered = false
+      }
+    }
+
+    def play(exchange: Boolean)(c: Int, m: Int, gated: Boolean): Game = {
       val gate = if (gated) new CountDownLatch(c) else null
-      val creatures = Array.tabulate(c)(i => new Creature(i, TEN(i % 10), place, gate))
-      val threads = creatures.map(cr => new Thread(cr, "creature-" + cr.id))
+      val creatures = Array.tabulate(c)(i => new Creature(i, TEN(i % 10), gate))
+      val place = if (exchange) new ExchangePlace(m, creatures) else new MonitorPlace(m)
+      val threads = creatures.map { cr => cr.place = place; cr.thread = new Thread(cr, "creature-" + cr.id); cr.thread }
       threads.foreach(_.start())
       threads.foreach(_.join())
       new Game(place.meetings, creatures.map(_.count), creatures.map(_.selfMeetings.toLong).sum,
