@@ -51,10 +51,6 @@ def duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def _point_key(benchmark: str, variant: str, param: str, options, cores: int) -> tuple:
-    return (benchmark, variant, param, tuple(sorted(dict(options).items())), cores)
-
-
 def _run_seconds(run: RunRecord, iterations: int) -> float:
     """An earlier run's wall time, scaled to the planned number of iterations where it ran another number."""
     ran = len(run.iterations)
@@ -70,16 +66,14 @@ def estimate(plan: list[Point], runs: int, store: Store, timeout_s: float | None
     for session in store.sessions():
         for run in store.runs(session.id):
             if run.wall_ns:
-                key = _point_key(run.benchmark, run.variant, run.param, run.options, run.cores)
-                earlier.setdefault(key, []).append(run)
+                earlier.setdefault(run.series_key, []).append(run)
     ran: dict[tuple, int] = {}
     for run in done:
-        key = _point_key(run.benchmark, run.variant, run.param, run.options, run.cores)
-        ran[key] = ran.get(key, 0) + 1
+        ran[run.series_key] = ran.get(run.series_key, 0) + 1
     known_s = bound_s = 0.0
     known_points = new_points = earlier_runs = 0
     for point in plan:
-        key = _point_key(point.benchmark.id, point.variant.name, point.param, point.options, point.cores)
+        key = point.series_key
         todo = max(0, runs - ran.get(key, 0))
         if not todo:
             continue

@@ -27,6 +27,12 @@ class Point:
         return dict(self.options).get("shape")
 
     @property
+    def series_key(self) -> tuple:
+        """The point as a stored run names it (records.RunRecord.series_key): what was run, whatever the runs."""
+        return (self.benchmark.id, self.variant.name, " ".join(f"{k}={v}" for k, v in self.options), self.param,
+                self.cores)
+
+    @property
     def skip_key(self) -> tuple:
         """Points sharing this key form one line of sizes: after a timeout the larger ones are skipped.
 

@@ -160,7 +160,13 @@ class RunRecord(Measures):
 
     @property
     def series_key(self) -> tuple:
+        """Its point: plan.Point.series_key of the point it ran."""
         return (self.benchmark, self.variant, self.options_key, self.param, self.cores)
+
+    @property
+    def skip_key(self) -> tuple:
+        """Its line of sizes: plan.Point.skip_key of the point it ran."""
+        return (self.benchmark, self.variant, tuple(sorted(self.options.items())), self.cores)
 
     @property
     def cpu_utilisation(self) -> float | None:

@@ -161,25 +161,23 @@ class Session:
         """Rounds of the whole plan, so slow drift of the machine favours no variant. `stored`: the runs a
         resumed session already holds; they are not run again, and their timeouts still skip larger sizes."""
         result = SessionResult(session_id, list(stored))
-        done = {_run_key(run) for run in stored}
-        order = value_order   # 'larger sizes' are skipped after a timeout
+        done = {(*run.series_key, run.run_index) for run in stored}
         timed_out: dict[tuple, str] = {}   # skip key -> smallest parameter that timed out
         for run in stored:
-            line = (run.benchmark, run.variant, tuple(sorted(run.options.items())), run.cores)   # its Point.skip_key
-            if run.status == RunStatus.TIMEOUT and (line not in timed_out or order(run.param) < order(timed_out[line])):
-                timed_out[line] = run.param
+            if run.status == RunStatus.TIMEOUT:
+                _keep_smallest(timed_out, run.skip_key, run.param)
         for run_index in range(self.settings.runs):
             for point in plan:
-                if _point_key(point, run_index) in done:
+                if (*point.series_key, run_index) in done:
                     continue
                 limit = timed_out.get(point.skip_key)
-                if limit is not None and order(point.param) > order(limit):
+                if limit is not None and value_order(point.param) > value_order(limit):
                     run = self._skipped(point, run_index, limit)
                 else:
                     run = self.run_once(point, run_index)
                     _await_own_termination(run)
-                    if run.status == RunStatus.TIMEOUT and (limit is None or order(point.param) < order(limit)):
-                        timed_out[point.skip_key] = point.param
+                    if run.status == RunStatus.TIMEOUT:
+                        _keep_smallest(timed_out, point.skip_key, point.param)
                 self.store.record_run(session_id, run)
                 result.runs.append(run)
                 self.progress.run_finished(run)
@@ -201,13 +199,11 @@ def _await_own_termination(run: RunRecord) -> None:
         time.sleep(SIGTERM_GRACE_S)   # SessionInterrupted comes out of here when our SIGTERM arrives
 
 
-def _run_key(run: RunRecord) -> tuple:
-    """A stored run's place in its session's plan: its point and its run index."""
-    return (run.benchmark, run.variant, run.param, tuple(sorted(run.options.items())), run.cores, run.run_index)
-
-
-def _point_key(point: Point, run_index: int) -> tuple:
-    return (point.benchmark.id, point.variant.name, point.param, point.options, point.cores, run_index)
+def _keep_smallest(timed_out: dict[tuple, str], line: tuple, param: str) -> None:
+    """A timeout at `param` on a line of sizes: the larger sizes of that line are skipped ('larger' by the
+    parameter's value order)."""
+    if line not in timed_out or value_order(param) < value_order(timed_out[line]):
+        timed_out[line] = param
 
 
 # -- a whole session: stored first, then every run as it ends ------------------------------

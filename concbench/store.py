@@ -102,6 +102,13 @@ _RUN_TYPES = get_type_hints(RunRecord)
 _SAMPLE_COLUMNS = _columns(SampleRecord)
 _THREAD_COLUMNS = _columns(ThreadRecord)
 _WAIT_COLUMNS = _columns(WaitRecord)
+# A run's lists of records, each a table of its own named as the run's field: the record, its columns, and the
+# order rows are read back in ({written}: the order they were written).
+_RECORD_TABLES = {
+    "samples": (SampleRecord, _SAMPLE_COLUMNS, "t_ns"),
+    "threads": (ThreadRecord, _THREAD_COLUMNS, "{written}"),
+    "waits": (WaitRecord, _WAIT_COLUMNS, "count DESC, {written}"),
+}
 
 
 def schema(dialect: Dialect) -> list[str]:
@@ -244,18 +251,11 @@ class Store:
                 "INSERT INTO iterations VALUES (?, ?, ?, ?, ?, ?)",
                 [(run_id, it.index, it.ns, it.result, _to_sql(it.verdict), int(it.warmup)) for it in run.iterations],
             )
-            self.db.executemany(
-                f"INSERT INTO samples (run_id, {', '.join(_SAMPLE_COLUMNS)}) VALUES (?{', ?' * len(_SAMPLE_COLUMNS)})",
-                [(run_id, *(getattr(s, c) for c in _SAMPLE_COLUMNS)) for s in run.samples],
-            )
-            self.db.executemany(
-                f"INSERT INTO threads (run_id, {', '.join(_THREAD_COLUMNS)}) VALUES (?{', ?' * len(_THREAD_COLUMNS)})",
-                [(run_id, *(getattr(t, c) for c in _THREAD_COLUMNS)) for t in run.threads],
-            )
-            self.db.executemany(
-                f"INSERT INTO waits (run_id, {', '.join(_WAIT_COLUMNS)}) VALUES (?{', ?' * len(_WAIT_COLUMNS)})",
-                [(run_id, *(getattr(w, c) for c in _WAIT_COLUMNS)) for w in run.waits],
-            )
+            for table, (_, columns, _) in _RECORD_TABLES.items():
+                self.db.executemany(
+                    f"INSERT INTO {table} (run_id, {', '.join(columns)}) VALUES (?{', ?' * len(columns)})",
+                    [(run_id, *(getattr(row, c) for c in columns)) for row in getattr(run, table)],
+                )
             self.db.executemany(
                 "INSERT INTO metrics VALUES (?, ?, ?)", [(run_id, k, v) for k, v in run.metrics.items()]
             )
@@ -327,27 +327,16 @@ class Store:
         return runs
 
     def samples(self, run_id: int) -> list[SampleRecord]:
-        return [
-            SampleRecord(*row)
-            for row in self.db.execute(
-                f"SELECT {', '.join(_SAMPLE_COLUMNS)} FROM samples WHERE run_id = ? ORDER BY t_ns", (run_id,)
-            )
-        ]
+        return self._records("samples", run_id)
 
     def threads(self, run_id: int) -> list[ThreadRecord]:
-        return [
-            ThreadRecord(*row)
-            for row in self.db.execute(
-                f"SELECT {', '.join(_THREAD_COLUMNS)} FROM threads WHERE run_id = ?"
-                f" ORDER BY {self.db.dialect.insertion_order}", (run_id,)
-            )
-        ]
+        return self._records("threads", run_id)
 
     def waits(self, run_id: int) -> list[WaitRecord]:
-        return [
-            WaitRecord(*row)
-            for row in self.db.execute(
-                f"SELECT {', '.join(_WAIT_COLUMNS)} FROM waits WHERE run_id = ?"
-                f" ORDER BY count DESC, {self.db.dialect.insertion_order}", (run_id,)
-            )
-        ]
+        return self._records("waits", run_id)
+
+    def _records(self, table: str, run_id: int) -> list:
+        record, columns, order = _RECORD_TABLES[table]
+        order = order.format(written=self.db.dialect.insertion_order)
+        return [record(*row) for row in self.db.execute(
+            f"SELECT {', '.join(columns)} FROM {table} WHERE run_id = ? ORDER BY {order}", (run_id,))]
