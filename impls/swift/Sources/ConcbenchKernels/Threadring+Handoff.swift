@@ -58,10 +58,8 @@ actor ThreadringRing: ThreadExecutorActor {
 }
 
 extension Threadring {
-    static func handoff(tokens: Int, ring: Int) async -> (id: Int, t1: UInt64) {
+    static func handoff(tokens: Int, ring: Int, on executor: ThreadExecutor) async -> (id: Int, t1: UInt64) {
         let (reports, report) = AsyncStream.makeStream(of: Int.self)
-        let executor = ThreadExecutor(name: "ring")
-        defer { executor.shutdown() }
         let actor = ThreadringRing(size: ring, executor: executor)
         return await withDiscardingTaskGroup { group in
             for k in 0..<ring {
