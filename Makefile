@@ -30,7 +30,6 @@ browser:
 # The real services the store's and the Slurm engine's tests start by themselves (PostgreSQL; munge and a
 # one-node slurmctld/slurmd): Debian's packages, installed here where missing and we are root (else the
 # tests say what to install); never by a test. The tests start and stop each service in a temporary folder.
-SERVICE_PACKAGES := postgresql slurm-wlm munge
 services:
 	@missing=""; \
 	  [ -n "$$(ls /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null)" ] || missing="$$missing postgresql"; \
