@@ -34,7 +34,7 @@ extension Coordination {
                 if index < n {
                     for k in 0..<m {
                         let value = item(producer: index, index: k, m: m)
-                        await client.separate(stack) { s in await s.call { $0.items.append(value) } }
+                        await client.separate(stack) { s in await s.call(with: value) { $0.items.append($1) } }
                     }
                 } else {
                     var count = 0

@@ -48,13 +48,13 @@ public enum Philosophers {
             var eaten = 0
             for _ in 0..<m {
                 await client.separate(left, right) { l, r in
-                    await l.call { $0.take(i) }
-                    await r.call { $0.take(i) }
+                    await l.call(with: i) { $0.take($1) }
+                    await r.call(with: i) { $0.take($1) }
                     _ = await l.query { $0.holder }
                     _ = await r.query { $0.holder }
                     eaten += 1
-                    await l.call { $0.handBack(i) }
-                    await r.call { $0.handBack(i) }
+                    await l.call(with: i) { $0.handBack($1) }
+                    await r.call(with: i) { $0.handBack($1) }
                 }
             }
             meals.record(i, eaten)

@@ -41,7 +41,7 @@ extension Threadring {
                         await client.separate(report) { r in await r.call { $0.id = index + 1 } }
                         return
                     }
-                    await client.separate(next) { n in await n.call { $0.token = token - 1 } }
+                    await client.separate(next) { n in await n.call(with: token - 1) { $0.token = $1 } }
                 }
             }
         }

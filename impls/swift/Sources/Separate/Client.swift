@@ -87,6 +87,7 @@ public final class Client: @unchecked Sendable {
     /// block that ran calls, and hands itself, synced, to the first waiting client whose condition
     /// holds. (Under `none` and `dynamic` the client tests it itself, gives the lock back while it
     /// is false, and tries again after a block of another client ran calls.)
+    @inlinable
     public nonisolated(nonsending) func separate<A, R>(_ a: Handler<A>, until condition: @escaping (A) -> Bool,
                                _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
         if a.locksBlocks { return try await separateRetrying(a, until: condition, body) }
@@ -94,18 +95,13 @@ public final class Client: @unchecked Sendable {
         held += 1
         let erased = Handler<A>.erase(condition)
         await queue.ensureRoom()
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            // Set before the handler can see the block (it does once the client has suspended):
-            // granted, it resumes the client.
-            queue.condition = erased
-            queue.granted = continuation
-            a.pool.whenSuspended(.reserveWhen(.passUnretained(queue)))
-        }
+        await _unsafeInheritExecutor_withUnsafeContinuation { queue.awaitGrant(erased, $0) }
         queue.synced = true
         return try await run(body, on: a, .passUnretained(queue))
     }
 
-    private nonisolated(nonsending) func separateRetrying<A, R>(_ a: Handler<A>, until condition: (A) -> Bool,
+    @usableFromInline
+    nonisolated(nonsending) func separateRetrying<A, R>(_ a: Handler<A>, until condition: (A) -> Bool,
                                         _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
         while true {
             let queue = await reserve(a)
@@ -115,7 +111,7 @@ public final class Client: @unchecked Sendable {
             }
             let seen = a.version
             await end(queue)
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 runtime.pool.whenSuspended { a.onChange(from: seen) { continuation.resume() } }
             }
         }
@@ -274,6 +270,15 @@ public struct Reserved<Object: AnyObject> {
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object) -> Void) async {
         await queue.put(.call(Handler<Object>.erase(command)))
+        queue.with { $0.synced = false }
+    }
+
+    /// A command with one argument, logged beside it: `call(with: i) { $0.push($1) }` is SCOOP's
+    /// `stack.push (i)`. A closure that captures its argument instead allocates a context per call
+    /// (freed by the handler, often on another thread); one that captures nothing allocates none.
+    @inlinable @inline(__always)
+    public nonisolated(nonsending) func call(with argument: Int, _ command: @escaping @Sendable (Object, Int) -> Void) async {
+        await queue.put(.callWith(Handler<Object>.erase(command), argument))
         queue.with { $0.synced = false }
     }
 

@@ -370,6 +370,11 @@ public final class Handler<Object: AnyObject>: HandlerCore, @unchecked Sendable 
     }
 
     @inlinable
+    static func erase(_ call: @escaping @Sendable (Object, Int) -> Void) -> @Sendable (AnyObject, Int) -> Void {
+        unsafeBitCast(ErasedCallWith(call), to: ErasedCallWith<AnyObject>.self).call
+    }
+
+    @inlinable
     static func erase(_ act: @escaping @Sendable (Object, Client) async -> Void) -> @Sendable (AnyObject, Client) async -> Void {
         unsafeBitCast(ErasedAct(act), to: ErasedAct<AnyObject>.self).act
     }
@@ -384,6 +389,12 @@ public final class Handler<Object: AnyObject>: HandlerCore, @unchecked Sendable 
 struct Erased<O: AnyObject> {
     @usableFromInline let call: @Sendable (O) -> Void
     @inlinable init(_ call: @escaping @Sendable (O) -> Void) { self.call = call }
+}
+
+@usableFromInline
+struct ErasedCallWith<O: AnyObject> {
+    @usableFromInline let call: @Sendable (O, Int) -> Void
+    @inlinable init(_ call: @escaping @Sendable (O, Int) -> Void) { self.call = call }
 }
 
 @usableFromInline
@@ -413,7 +424,7 @@ final class AsyncLock: @unchecked Sendable {
             return true
         }
         if free { return }
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             pool.whenSuspended {
                 let now = self.state.withLock { state -> Bool in
                     if !state.locked {

@@ -32,6 +32,8 @@ enum Request {
     /// in the queue's fields (one such block at a time: its client waits until it is granted).
     case beginWhen
     case call(@Sendable (AnyObject) -> Void)
+    /// A call with its argument beside it: a command that captures nothing has no context to allocate.
+    case callWith(@Sendable (AnyObject, Int) -> Void, Int)
     /// A call that is a client itself: it may reserve other handlers, so it may suspend.
     case act(@Sendable (AnyObject, Client) async -> Void)
     case sync(UnsafeContinuation<Void, Never>)
@@ -196,7 +198,7 @@ final class PrivateQueue: @unchecked Sendable {
         }
         while !hasRoom {
             publish()
-            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 handler.runtime.pool.whenSuspended {
                     self.roomContinuation = continuation
                     self.producerWaiting.store(true, ordering: .sequentiallyConsistent)
@@ -214,12 +216,22 @@ final class PrivateQueue: @unchecked Sendable {
     @usableFromInline
     nonisolated(nonsending) func awaitSync() async {
         await ensureRoom()
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             syncing = continuation
             handler.pool.whenSuspended(.sync(.passUnretained(self)))
         }
         headSeen = consumed.load(ordering: .acquiring)
         synced = true
+    }
+
+    /// A block with a wait condition, as its client suspends: the condition and the continuation
+    /// are set before the handler can see the block (it does once the client is off its thread,
+    /// `reserveWhen`); granted, the handler resumes the client.
+    @usableFromInline
+    func awaitGrant(_ condition: @escaping (AnyObject) -> Bool, _ continuation: UnsafeContinuation<Void, Never>) {
+        self.condition = condition
+        granted = continuation
+        handler.pool.whenSuspended(.reserveWhen(.passUnretained(self)))
     }
 
     /// `awaitSync`, once the client has suspended. Once the sync is logged, the handler may answer
@@ -301,6 +313,9 @@ final class PrivateQueue: @unchecked Sendable {
             switch request {
             case .call(let call):
                 call(target)
+                ran = true
+            case .callWith(let call, let argument):
+                call(target, argument)
                 ran = true
             case .act(let act):
                 ran = true

@@ -27,7 +27,7 @@ final class Runner: @unchecked Sendable {
 
     /// Suspends until an act is handed to this runner (nil: the runtime shut down).
     private nonisolated(nonsending) func wait() async -> (HandlerCore, @Sendable (AnyObject, Client) async -> Void)? {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             runtime.pool.whenSuspended {
                 self.continuation = continuation
                 self.runtime.keep(self)

@@ -455,6 +455,49 @@ final class GuaranteeTests: XCTestCase {
         }
     }
 
+    /// A call with an argument carries its own: each runs with the argument it was logged with, in
+    /// its place among the block's other calls, whichever client logged it.
+    func testACallWithAnArgumentRunsWithItsArgumentInItsPlace() async {
+        for configuration in Configuration.allCases {
+            let entries = await withRuntime(workers: 2, configuration) { runtime in
+                let journal = Handler(Journal(), runtime: runtime)
+                await runtime.clients(3) { index, client in
+                    for block in 0..<200 {
+                        await client.separate(journal) { j in
+                            await j.call(with: block) { $0.entries.append(.init(client: index, block: $1, seq: 0)) }
+                            await j.call { $0.entries.append(.init(client: index, block: block, seq: 1)) }
+                        }
+                    }
+                }
+                return await Client(runtime).separate(journal) { j in await j.query { UncheckedEntries($0.entries) } }
+            }.entries
+            XCTAssertEqual(entries.count, 1200, "\(configuration)")
+            for client in 0..<3 {
+                let own = entries.filter { $0.client == client }
+                let expected = (0..<200).flatMap { [Journal.Entry(client: client, block: $0, seq: 0), .init(client: client, block: $0, seq: 1)] }
+                XCTAssertEqual(own, expected, "\(configuration): client \(client)")
+            }
+        }
+    }
+
+    /// A client whose code is isolated to an actor is back on that actor after every way the
+    /// runtime suspends it (a wait condition granted, a sync, waiting for room): the continuation
+    /// resumes on the pool, and the hop back to the caller's isolation must follow it.
+    func testAnActorsClientStaysOnItsActorWhereverItWaits() async {
+        for configuration in Configuration.allCases {
+            let (taken, checked) = await withRuntime(workers: 2, configuration) { runtime in
+                let cell = Handler(Cell(), runtime: runtime)
+                let desk = Desk(runtime)
+                async let taken = desk.take(from: cell)
+                // The desk's condition holds only once this client has logged its call.
+                await Client(runtime).separate(cell) { c in await c.call { $0.value = 7 } }
+                return (await taken, await desk.checked)
+            }
+            XCTAssertEqual(taken, 7 + PrivateQueue.maximumCapacity * 2, "\(configuration)")
+            XCTAssertEqual(checked, 4, "\(configuration)")
+        }
+    }
+
     /// A call may be a client itself: it reserves another handler, logs there and queries, while
     /// its own handler serves nothing else, so the blocks around it still do not interleave.
     func testACallThatIsAClientKeepsItsBlockWhole() async {
@@ -563,6 +606,38 @@ final class Counter: @unchecked Sendable {
     private var count = 0
     func add() { lock.lock(); count += 1; lock.unlock() }
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
+
+/// An actor using the runtime as a client: it checks that it is on itself after each suspension.
+actor Desk {
+    let client: Client
+    var checked = 0
+
+    init(_ runtime: Runtime) { client = Client(runtime) }
+
+    /// Waits for the cell to be set (a granted wait condition), logs more calls than a ring holds
+    /// (waiting for room where the configuration bounds it), then queries (a sync).
+    func take(from cell: Handler<Cell>) async -> Int {
+        let first = await client.separate(cell, until: { $0.value != 0 }) { c -> Int in
+            self.preconditionIsolated("after a granted wait condition")
+            return await c.query { $0.value }
+        }
+        checked += 1
+        await client.separate(cell) { c in
+            for _ in 0..<(PrivateQueue.maximumCapacity * 2) { await c.call { $0.value += 1 } }
+            self.preconditionIsolated("after the calls")
+        }
+        checked += 1
+        let last = await client.separate(cell) { c -> Int in
+            let value = await c.query { $0.value }
+            self.preconditionIsolated("after a sync")
+            return value
+        }
+        checked += 1
+        preconditionIsolated("after the blocks")
+        checked += 1
+        return first == 7 ? last : -1
+    }
 }
 
 /// The journal's entries leave the handler after a query, as a copy.
