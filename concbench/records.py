@@ -114,6 +114,9 @@ class Measures:
     observer_samples: int | None = None   # how many samples it took, and the longest gap between two
     observer_interval_max_ns: int | None = None
     threads_untracked: int | None = None  # threads beyond what the observer follows one by one
+    instructions: int | None = None       # user-space instructions retired and cycles run, all threads
+    cycles: int | None = None             # (the launcher's hardware counters: launcher/counters.c) ...
+    counters_missing: str | None = None   # ... or why the machine gave none (no PMU, perf_event_paranoid)
     exit_code: int | None = None
     signal: int | None = None
     wait_looks: int | None = None         # sleeping threads the observer looked at (what they wait in: waits)

@@ -355,6 +355,10 @@ class _Run:
         record.voluntary_switches = report["voluntary_switches"]
         record.involuntary_switches = report["involuntary_switches"]
         record.observer_cpus = report.get("observer_cpus") or None
+        counted = report.get("instructions", -1) >= 0 and report.get("cycles", -1) >= 0
+        record.instructions = report["instructions"] if counted else None
+        record.cycles = report["cycles"] if counted else None
+        record.counters_missing = None if counted else report.get("counters_error") or "an older launcher"
 
 
 def execute(spec: LaunchSpec, launcher: Path | None, on_line: LineConsumer,

@@ -13,7 +13,7 @@ from .database import Dialect, Target, connect, is_server, redact, shown
 from .errors import UsageError
 from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord, field_names
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # {id}, {int} and {real} are the dialect's words (database.Dialect); in SQLite they read as they always did.
 _SCHEMA = """
@@ -142,6 +142,9 @@ MIGRATIONS = {
     2: ["ALTER TABLE runs ADD COLUMN observer_cpus TEXT",
         *(f"ALTER TABLE runs ADD COLUMN {c} {{int}}"
           for c in ("observer_samples", "observer_interval_max_ns", "wait_looks"))],
+    # Schema 3 → 4: the hardware counters (instructions and cycles), or why there were none.
+    3: [*(f"ALTER TABLE runs ADD COLUMN {c} {{int}}" for c in ("instructions", "cycles")),
+        "ALTER TABLE runs ADD COLUMN counters_missing TEXT"],
 }
 
 

@@ -13,7 +13,7 @@ from .catalog import Implementation
 from .errors import BuildError, UsageError
 
 LAUNCHER_DIR = Path(__file__).parent / "launcher"
-LAUNCHER_SOURCES = (LAUNCHER_DIR / "launch.c", LAUNCHER_DIR / "observe.c")
+LAUNCHER_SOURCES = (LAUNCHER_DIR / "launch.c", LAUNCHER_DIR / "observe.c", LAUNCHER_DIR / "counters.c")
 
 
 @dataclass(frozen=True)

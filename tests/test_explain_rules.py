@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 
 from concbench.catalog import Benchmark
 from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
-from concbench.report import explain
+from concbench.report import explain, tables
 from concbench.report.explain import RULES, diagnose
 from concbench.report.summary import summarise
 
@@ -129,6 +129,35 @@ def test_busy_cores_say_which_threads_used_the_cpu():
     assert "CPU by thread: 'GC Thread#N' ×2 60 %, 'worker N' ×2 40 %" in found.text
     run.threads = _threads(("app", 500), ("app", 500))
     assert "CPU by thread" not in _finding([_run(1, 100, 1.0), run], "overhead").text
+
+
+@pytest.mark.parametrize("ipc_widest, said", [
+    (1.4, ", below 75 %: the cores stall on memory or shared cache lines"),   # 1.4 < 0.75 × 2.0 = 1.5
+    (1.6, ": as fast per cycle, so the extra cycles go to extra instructions"),
+])
+def test_busy_cores_tell_stalls_from_spinning_by_instructions_per_cycle(ipc_widest, said):
+    first, widest = _run(1, 100, 1.0), _run(2, 80, 1.6)
+    first.instructions, first.cycles = 2_000_000, 1_000_000
+    widest.instructions, widest.cycles = int(ipc_widest * 1_000_000), 1_000_000
+    found = _finding([first, widest], "overhead")
+    assert f"instructions per cycle 2.00 at cores=1, {ipc_widest:.2f} at cores=2{said}" in found.text
+    (diagnosis,) = _diagnoses([first, widest])
+    table = tables.explain_table(diagnosis)
+    assert table.columns[-1].name == "IPC" and [row[-1].text for row in table.rows] == ["2.00", f"{ipc_widest:.2f}"]
+    assert _rules([first, widest]) == [["overhead"]]
+
+
+def test_without_counters_nothing_is_said_of_instructions_per_cycle():
+    first, widest = _run(1, 100, 1.0), _run(2, 80, 1.6)
+    widest.counters_missing = "perf_event_open: No such file or directory"
+    first.instructions, first.cycles = 2_000_000, 1_000_000   # one point counted is no trend
+    assert "instructions per cycle" not in _finding([first, widest], "overhead").text
+    (sweep,) = explain.as_document(_diagnoses([first, widest]))["sweeps"]
+    assert [p["ipc"] for p in sweep["points"]] == [2.0, None]
+    assert sweep["points"][1]["counters_missing"] == "perf_event_open: No such file or directory"
+    first.instructions = first.cycles = None
+    (diagnosis,) = _diagnoses([first, widest])
+    assert "IPC" not in [c.name for c in tables.explain_table(diagnosis).columns]   # no counters, no column
 
 
 # -- slowdown ----------------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from concbench.database import folder_name, redact
 from concbench.errors import UsageError
 from concbench.merge import merge
 from concbench.records import IterationRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord
-from concbench.store import Store
+from concbench.store import SCHEMA_VERSION, Store
 from conftest import ROOT
 from services.postgres import postgres_server  # noqa: F401 (the session's server, a fixture)
 from test_merge import _part
@@ -58,6 +58,7 @@ def _full_run():
     neither by id nor by name, and waits most frequent first (as they are read), a tie in the order written."""
     return _run(
         wall_ns=BIG, user_ns=BIG + 1, harness_cpu_ns=BIG + 2, observer_interval_max_ns=BIG + 3,
+        instructions=BIG * 3, cycles=BIG * 2,
         iterations=[IterationRecord(0, BIG, "6765", "verified", True),
                     IterationRecord(1, BIG + 7, "6765", "verified", False)],
         metrics={"spawns": 21890.0, "share": 1 / 3},
@@ -111,7 +112,7 @@ def test_writers_starting_at_once_create_the_tables_once(pg):
         writer.join(LIMIT_S / 2)
     assert failures == []
     assert _query(pg, "SELECT count(*) FROM runs") == [(6,)]
-    assert _query(pg, "SELECT key, value FROM meta") == [("schema_version", "3")]
+    assert _query(pg, "SELECT key, value FROM meta") == [("schema_version", str(SCHEMA_VERSION))]
 
 
 def _layout(url: str) -> list[tuple]:
@@ -134,8 +135,9 @@ def test_a_database_at_the_current_schema_is_read_by_a_second_store_unchanged(pg
 
 def test_a_schema_2_database_is_migrated_in_place_with_the_servers_types(pg):
     Store(pg).close()
-    added_in_3 = ("observer_cpus", "observer_samples", "observer_interval_max_ns", "wait_looks")
-    _query(pg, "DROP TABLE waits; " + " ".join(f"ALTER TABLE runs DROP COLUMN {c};" for c in added_in_3)
+    added_since_2 = ("observer_cpus", "observer_samples", "observer_interval_max_ns", "wait_looks",   # 3
+                     "instructions", "cycles", "counters_missing")                                    # 4
+    _query(pg, "DROP TABLE waits; " + " ".join(f"ALTER TABLE runs DROP COLUMN {c};" for c in added_since_2)
            + " UPDATE meta SET value = '2'")
     store = Store(pg)
     session = store.start_session("c", None, {}, {})
@@ -144,7 +146,8 @@ def test_a_schema_2_database_is_migrated_in_place_with_the_servers_types(pg):
     (run,) = store.runs(session, with_samples=True)
     assert run == replace(original, id=run.id)
     assert ("runs", "observer_interval_max_ns", "bigint") in _layout(pg)
-    assert _query(pg, "SELECT value FROM meta") == [("3",)]
+    assert ("runs", "instructions", "bigint") in _layout(pg)
+    assert _query(pg, "SELECT value FROM meta") == [(str(SCHEMA_VERSION),)]
 
 
 @pytest.mark.parametrize("breakage, message", [

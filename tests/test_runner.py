@@ -154,6 +154,38 @@ def test_a_consumer_can_stop_the_run(launcher):
     assert time.monotonic() - t0 < 10
 
 
+def test_the_launcher_counts_instructions_and_cycles_or_says_why_not(launcher):
+    record = _python("sum(i * i for i in range(2_000_000))", launcher)
+    assert record.exit_code == 0
+    if record.counters_missing is None:   # a machine with a PMU that lets this user count
+        assert record.instructions > 10_000_000 and 0.05 < record.instructions / record.cycles < 10
+    else:   # this VM: no hardware events; the launcher says so and counts nothing
+        assert record.counters_missing.startswith("perf_event_open: ") and record.instructions is None
+        assert record.cycles is None
+
+
+def test_counts_in_the_launchers_report_reach_the_run(tmp_path):
+    # A stand-in launcher that runs the program and reports counts, as cb-launch does on a machine with a PMU.
+    stand_in = tmp_path / "cb-launch"
+    stand_in.write_text(f"""#!{sys.executable}
+import json, os, subprocess, sys
+fd = int(sys.argv[sys.argv.index("--report-fd") + 1])
+program = sys.argv[sys.argv.index("--") + 1:]
+with os.fdopen(fd, "w") as report:
+    child = subprocess.Popen(program)
+    report.write(json.dumps({{"pid": child.pid}}) + "\\n")
+    report.flush()
+    code = child.wait()
+    report.write(json.dumps({{"exit": {{"code": code, "signal": 0, "exec_errno": 0, "wall_ns": 5, "user_ns": 1,
+        "sys_ns": 1, "max_rss_kib": 1, "voluntary_switches": 0, "involuntary_switches": 0, "observer_cpus": "0",
+        "instructions": 3_000_000, "cycles": 2_000_000, "counters_error": ""}}}}) + "\\n")
+sys.exit(code)
+""")
+    stand_in.chmod(0o755)
+    record = runner.execute(_spec(["true"]), stand_in, lambda line: None)
+    assert (record.instructions, record.cycles, record.counters_missing) == (3_000_000, 2_000_000, None)
+
+
 def test_without_a_launcher_peak_memory_is_null_with_a_reason():
     record = runner.execute(_spec(["true"]), None, lambda line: None)
     assert record.exit_code == 0

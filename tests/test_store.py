@@ -6,7 +6,7 @@ import pytest
 
 from concbench.errors import UsageError
 from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
-from concbench.store import Store
+from concbench.store import SCHEMA_VERSION, Store
 
 
 def _run(**changes):
@@ -22,7 +22,7 @@ def _run(**changes):
         samples=[SampleRecord(10_000_000, 4000, 3, 5_000_000, 1, 2, 0, 1, 700, 9, 1)],
         threads=[ThreadRecord(41, "main", 4_000_000, 500, 7, 1), ThreadRecord(42, "worker \"1\"", 1, 200, 2, 0)],
         run_delay_ns=700, observer_cpu_ns=1234, threads_untracked=0, observer_cpus="2,3", observer_samples=40,
-        observer_interval_max_ns=25_000_000, wait_looks=9,
+        observer_interval_max_ns=25_000_000, wait_looks=9, instructions=9_000, cycles=6_000, counters_missing="",
         waits=[WaitRecord("futex", "0x5642", 7, 3), WaitRecord("clock_nanosleep", "0x1", 2, 1)],
     )
     for key, value in changes.items():
@@ -147,4 +147,4 @@ def test_a_schema_1_file_is_migrated_and_keeps_its_runs(tmp_path):
     session = store.start_session("later", None, {}, {})
     store.record_run(session, _run())          # a new run beside the old one keeps the observer's fields
     assert store.runs(session, with_samples=True)[0].threads[0].name == "main"
-    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == ("3",)
+    assert sqlite3.connect(path).execute("SELECT value FROM meta").fetchone() == (str(SCHEMA_VERSION),)

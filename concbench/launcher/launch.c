@@ -12,8 +12,9 @@
  *                   and with it the observer, moves to the CPUs it may use besides these, where
  *                   there are any, so that observing does not take time from the measured CPUs
  *   --report-fd FD  write JSON lines there: {"pid": N} once the program is started,
- *                   then {"exit": {...}} after it ended (rusage, wall time, status, and the CPUs
- *                   the observer ran on)
+ *                   then {"exit": {...}} after it ended (rusage, wall time, status, the CPUs
+ *                   the observer ran on, and the instructions and cycles where the machine
+ *                   counts them: counters.c)
  *   --sample-ms MS  with --report-fd: observe the program's threads every MS ms (observe.c)
  *                   and write the samples there too, before the exit line
  * The program inherits stdin, stdout and stderr. Exit status: the program's, or 127
@@ -37,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "observe.h"
 
 static int64_t timeval_ns(struct timeval tv) {
@@ -132,16 +134,20 @@ int main(int argc, char **argv) {
 
     FILE *report = report_fd >= 0 ? fdopen(report_fd, "w") : NULL;
 
-    /* A close-on-exec pipe tells us whether exec succeeded. */
-    int exec_pipe[2];
-    if (pipe2(exec_pipe, O_CLOEXEC) != 0) usage_error("pipe failed");
+    /* A close-on-exec pipe tells us whether exec succeeded; another holds the child until its
+     * counters are open, so that they count from its exec. */
+    int exec_pipe[2], go_pipe[2];
+    if (pipe2(exec_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0) usage_error("pipe failed");
 
     int64_t start_ns = monotonic_ns();
     pid_t pid = fork();
     if (pid < 0) usage_error("fork failed");
     if (pid == 0) {
         close(exec_pipe[0]);
+        close(go_pipe[1]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        char go;
+        while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR) {}
         if (cpus && sched_setaffinity(0, sizeof measured, &measured) != 0) {
             int err = errno;
             ssize_t ignored = write(exec_pipe[1], &err, sizeof err);
@@ -156,6 +162,10 @@ int main(int argc, char **argv) {
         _exit(127);
     }
     close(exec_pipe[1]);
+    close(go_pipe[0]);
+    struct counters counters = {.instructions_fd = -1, .cycles_fd = -1, .error = "not counted"};
+    if (report) counters_open(&counters, pid);
+    close(go_pipe[1]);
     char observer_cpus[256] = "";
     if (cpus) {
         place_observer(&measured, observer_cpus, sizeof observer_cpus);
@@ -187,9 +197,11 @@ int main(int argc, char **argv) {
         fprintf(report,
                 "{\"exit\": {\"code\": %d, \"signal\": %d, \"exec_errno\": %d, \"wall_ns\": %lld, "
                 "\"user_ns\": %lld, \"sys_ns\": %lld, \"max_rss_kib\": %ld, "
-                "\"voluntary_switches\": %ld, \"involuntary_switches\": %ld, \"observer_cpus\": \"%s\"}}\n",
+                "\"voluntary_switches\": %ld, \"involuntary_switches\": %ld, \"observer_cpus\": \"%s\", ",
                 code, sig, exec_errno, (long long)wall_ns, (long long)timeval_ns(ru.ru_utime),
                 (long long)timeval_ns(ru.ru_stime), ru.ru_maxrss, ru.ru_nvcsw, ru.ru_nivcsw, observer_cpus);
+        counters_report(&counters, report);
+        fprintf(report, "}}\n");
         fclose(report);
     }
     if (exec_errno) return 127;

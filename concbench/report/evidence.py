@@ -54,6 +54,10 @@ class Evidence:
     # Where the CPU went by thread name, numbers as N ("GC Thread#0..7" → "GC Thread#N"): the biggest
     # groups first, each (name, threads, share of the threads' CPU).
     cpu_by_thread: tuple[tuple[str, int, float], ...] = ()
+    # Instructions retired per cycle, user space, all threads (the launcher's hardware counters); None where
+    # the machine counts none (a VM without a PMU, perf_event_paranoid), and why.
+    ipc: float | None = None
+    counters_missing: str | None = None
 
     @property
     def rss_growth(self) -> float | None:
@@ -168,6 +172,10 @@ def _cpu_by_thread(runs: list[RunRecord]) -> tuple[tuple[str, int, float], ...]:
                  for group, spent in cpu.most_common(CPU_GROUPS) if spent >= CPU_GROUP_SHARE * total)
 
 
+def _ipc(run: RunRecord) -> float | None:
+    return run.instructions / run.cycles if run.instructions is not None and run.cycles else None
+
+
 def _observed(runs: list[RunRecord]) -> list[RunRecord]:
     """Runs that ended on their own or at a deadline; a crash or a protocol break says nothing of scaling."""
     return [r for r in runs if r.status in (RunStatus.OK, RunStatus.TIMEOUT)]
@@ -203,4 +211,6 @@ def of_runs(runs: list[RunRecord]) -> Evidence:
         top_wait_share=top_wait_share,
         timer_io_share=_timer_io_share(observed),
         cpu_by_thread=_cpu_by_thread(observed),
+        ipc=_median(_ipc(r) for r in observed),
+        counters_missing=next((r.counters_missing for r in observed if r.counters_missing), None),
     )

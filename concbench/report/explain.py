@@ -47,6 +47,8 @@ MIN_SAMPLES = 10               # thread-state samples a run needs before its thr
 MAX_GAP_SHARE = 0.2            # ... and no gap between two samples longer than this share of the run
 WAIT_THREADS = 2               # a wait is named when at least this many sleeping threads were found in it
 ONE_THREAD_SHARE = 0.5         # a serial bottleneck names the one thread that used this share of the CPU
+IPC_DROP = 0.75                # busy, not faster: instructions per cycle at the widest point below this share of
+                               # the first point's, where the machine counts them: the cores stall, not compute
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,7 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     if (e.cpu_cores >= BUSY_SHARE * e.cores) != busy:
         return None
     trend, weak = _karp_flatt_trend(d)
+    stalls = _ipc_trend(d, p) if busy else ""
     spins = (f"; {e.involuntary_rate:,.0f} involuntary switches/s per core: preempted or yielding while it spins"
              if busy and e.involuntary_rate is not None and e.involuntary_rate >= SPIN_INVOLUNTARY else "")
     relation = "≥" if busy else "<"
@@ -219,8 +222,23 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     flat = f" (speedup {p.speedup:.2f} ≥ {SLOWDOWN_SPEEDUP}: no faster)" if p.karp_flatt > 1 else ""
     waits = "" if busy else _waits_on(e)
     return Fired(p.karp_flatt, f"{_cores_text(e)}, speedup {p.speedup:.2f}, Karp–Flatt e = {p.karp_flatt:.2f}"
-                 f"{trend}{spins}{_cpu_went(e, busy)}{waits}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
+                 f"{trend}{stalls}{spins}{_cpu_went(e, busy)}{waits}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
                  f"{relation} {BUSY_SHARE:.0%} of {_on(e.cores)}", f"{d.dimension}={p.value}", weak)
+
+
+def _ipc_trend(d: Diagnosis, widest: Point) -> str:
+    """How instructions per cycle moved from the sweep's first point to its widest, where both were counted: a
+    drop below IPC_DROP of the first says the added cores stall (memory bandwidth, cache lines passed between
+    cores) rather than spin (a spinning core retires instructions at full rate)."""
+    first = d.points[0]
+    before, after = first.evidence.ipc, widest.evidence.ipc
+    if before is None or after is None:
+        return ""
+    seen = (f"; instructions per cycle {before:.2f} at {d.dimension}={first.value}, {after:.2f} at "
+            f"{d.dimension}={widest.value}")
+    if after < IPC_DROP * before:
+        return f"{seen}, below {_pct(IPC_DROP)}: the cores stall on memory or shared cache lines, not compute"
+    return f"{seen}: as fast per cycle, so the extra cycles go to extra instructions (spinning, repeated work)"
 
 
 def _serial(d: Diagnosis) -> Fired | None:
@@ -381,7 +399,9 @@ RULES: tuple[Rule, ...] = (
     Rule("overhead", "busy, not faster",
          f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1 only while speedup ≥ "
          f"{SLOWDOWN_SPEEDUP}) with CPU ≥ {BUSY_SHARE:.0%} of the cores",
-         "the added cores work, but not for speed: spinning, contention on shared data, duplicated work",
+         "the added cores work, but not for speed: spinning, contention on shared data, duplicated work "
+         f"(where the machine counts instructions per cycle, a drop below {IPC_DROP:.0%} of the first point's "
+         "tells stalls on memory or shared cache lines from spinning)",
          "profile the widest point (perf record): look for spin loops, atomics on one cache line, repeated work",
          sweep=_overhead),
     Rule("slowdown", "slower with more parallelism",
@@ -542,7 +562,8 @@ def _point_dict(p: Point) -> dict:
             "fewest_samples": e.fewest_samples, "untracked_threads": e.untracked, "gap_share": e.gap_share,
             "top_wait": e.top_wait, "top_wait_threads": e.top_wait_threads, "top_wait_share": e.top_wait_share,
             "timer_io_share": e.timer_io_share,
-            "cpu_by_thread": [list(group) for group in e.cpu_by_thread]}
+            "cpu_by_thread": [list(group) for group in e.cpu_by_thread],
+            "ipc": e.ipc, "counters_missing": e.counters_missing}
 
 
 def _finding_dict(f: Finding) -> dict:

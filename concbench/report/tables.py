@@ -359,7 +359,8 @@ EXPLAIN_NOTE = ("Findings that hold at the sweep's widest point come first, then
                 "explain --rules`), then how far past the threshold. Speedup and efficiency against the first point; K–F e: the Karp–Flatt serial fraction; CPU: cores "
                 "kept busy; delay: run delay (runnable, waiting for a CPU) per core, share of wall; switches per "
                 "second per core; busy: most threads that ran within one sample after start-up; asleep: samples with no thread "
-                "running; RSS: after start-up → at the end. Medians over the runs that finished or timed out.")
+                "running; RSS: after start-up → at the end; IPC (where the machine counts it): instructions per cycle, user "
+                "space, all threads. Medians over the runs that finished or timed out.")
 
 
 def explain_table(diagnosis) -> TableModel:
@@ -368,6 +369,8 @@ def explain_table(diagnosis) -> TableModel:
                Column("speedup", True), Column("efficiency", True), Column("K–F e", True), Column("CPU", True),
                Column("delay", True), Column("voluntary/s", True), Column("involuntary/s", True),
                Column("threads", True), Column("busy", True), Column("asleep", True), Column("RSS", True))
+    counted = any(point.evidence.ipc is not None for point in diagnosis.points)   # a machine with a PMU
+    columns += (Column("IPC", True),) if counted else ()
     out = TableModel("explain", diagnosis.title, columns)   # EXPLAIN_NOTE is shown once, not per sweep
     for point in diagnosis.points:
         e, row = point.evidence, point.series
@@ -379,6 +382,7 @@ def explain_table(diagnosis) -> TableModel:
             _number(e.voluntary_rate, "{:,.0f}"), _number(e.involuntary_rate, "{:,.0f}"), _number(e.threads_peak),
             _number(e.busy_peak),
             MISSING if e.asleep_share is None else cell(fmt_pct(e.asleep_share)), rss,
+            *((_number(e.ipc, "{:.2f}"),) if counted else ()),
         ))
     return out
 
