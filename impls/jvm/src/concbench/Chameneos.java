@@ -2,6 +2,7 @@ package concbench;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -15,10 +16,19 @@ import java.util.concurrent.locks.LockSupport;
  * start latch (every creature arrives at the latch before any meets); variant=redux runs game A (3
  * creatures) and then game B (10 creatures), each with n meetings and no latch.
  *
- * Shape "best-exchange" (not a study's program; issue 26): the same creature threads, the place one
+ * Shape "exchange" (not a study's program; an improved version, issue 26): the same creature threads, the place one
  * AtomicLong (meetings left, and the waiting creature) changed by compare-and-set, so no monitor is held;
  * the first arrival spins briefly on its own volatile answer where another CPU can run its partner, then
  * parks, and the partner unparks it only when it found it parked.
+ *
+ * Shape "best-dispatch" (not a study's program; issue 26): creatures are tasks, not threads (the technique
+ * of the Benchmarks Game's Java program, written here from it). As many dispatcher threads as creatures
+ * take ready creatures from one queue, whichever comes, and bring each to a place of one AtomicLong, as
+ * exchange's; but a first arrival does not wait: it stays in the word, and its thread takes the
+ * next creature. The arrival that finds it completes the meeting for both and queues both again, so no
+ * meeting waits for a particular thread to be scheduled: where the cores are few or stall (a VM's),
+ * nothing spins and nothing parks per meeting. (One dispatcher per core measured slower on two cores:
+ * the two contend on the queue and the place without ever blocking.)
  */
 final class Chameneos implements Main.Bench {
     static final int[] TEN = {0, 1, 2, 1, 2, 0, 1, 2, 1, 0};   // blue=0, red=1, yellow=2
@@ -27,35 +37,51 @@ final class Chameneos implements Main.Bench {
         return a == b ? a : 3 - a - b;
     }
 
+    /** The shapes, in the order Main serves them (the faithful one first). */
+    enum Shape {
+        RENDEZVOUS("rendezvous"), EXCHANGE("exchange"), DISPATCH("best-dispatch");
+
+        final String label;
+
+        Shape(String label) {
+            this.label = label;
+        }
+
+        static Shape named(String label) {
+            for (Shape shape : values()) if (shape.label.equals(label)) return shape;
+            throw new IllegalArgumentException(label);
+        }
+    }
+
     private final boolean redux;
     private final int creatures;
     private final int meetings;
-    private final boolean exchange;
+    private final Shape shape;
 
     /** variant=encore: the creature count C must lie in [2, MAX_CREATURES] (one thread per creature). */
     static final int MAX_CREATURES = 100_000;
 
     Chameneos(boolean redux, int creatures, int meetings) {
-        this(redux, creatures, meetings, false);
+        this(redux, creatures, meetings, Shape.RENDEZVOUS);
     }
 
-    Chameneos(boolean redux, int creatures, int meetings, boolean exchange) {
+    Chameneos(boolean redux, int creatures, int meetings, Shape shape) {
         this.redux = redux;
         this.creatures = creatures;
         this.meetings = meetings;
-        this.exchange = exchange;
+        this.shape = shape;
     }
 
     static Chameneos create(Main.Request r) throws Main.UsageError {
-        boolean exchange = r.shape.equals("best-exchange");
+        Shape shape = Shape.named(r.shape);
         if (r.option("variant").equals("redux")) {
-            return new Chameneos(true, 0, (int) r.paramInt(), exchange);    // n meetings per game; option meetings is ignored
+            return new Chameneos(true, 0, (int) r.paramInt(), shape);    // n meetings per game; option meetings is ignored
         }
         long c = r.paramInt();
         if (c < 2 || c > MAX_CREATURES) {
             throw new Main.UsageError("--param: variant=encore needs C from 2 to " + MAX_CREATURES + ", got '" + r.param + "'");
         }
-        return new Chameneos(false, (int) c, (int) r.intOption("meetings"), exchange);
+        return new Chameneos(false, (int) c, (int) r.intOption("meetings"), shape);
     }
 
     static final class Creature implements Runnable {
@@ -80,6 +106,13 @@ final class Chameneos implements Main.Bench {
             this.colour = colour;
             this.place = place;
             this.gate = gate;
+        }
+
+        /** A meeting with `partner`, both taking colour `nc` (best-dispatch: the creature is a task). */
+        void met(int partner, int nc) {
+            count++;
+            if (partner == id) selfMeetings++;
+            colour = nc;
         }
 
         @Override
@@ -146,51 +179,77 @@ final class Chameneos implements Main.Bench {
         }
     }
 
-    /** best-exchange: the place is one word, meetings left (high half) and the waiting creature's id + 1 (low half). */
+    /**
+     * The word of the exchange and dispatch places: meetings left (high half) and the staying creature's
+     * id + 1 (low half), changed by compare-and-set only. A creature staying is always met while meetings are
+     * left, so none stays once none are.
+     */
+    static final class Word {
+        static final int REFUSED = -2;   // what arrive() returns: no meeting is left
+        static final int STAYING = -1;   // ... the creature stays, to be met; else the id of the one it met
+
+        private final int total;
+        private final AtomicLong state;
+
+        Word(int meetings) {
+            total = meetings;
+            state = new AtomicLong((long) meetings << 32);
+        }
+
+        int meetings() {
+            return total - (int) (state.get() >>> 32);
+        }
+
+        int arrive(int id) {
+            while (true) {
+                long s = state.get();
+                long left = s >>> 32;
+                int staying = (int) s - 1;
+                if (staying < 0) {
+                    if (left == 0) return REFUSED;
+                    if (state.compareAndSet(s, (left << 32) | (id + 1))) return STAYING;
+                } else if (state.compareAndSet(s, (left - 1) << 32)) {
+                    return staying;
+                }
+            }
+        }
+    }
+
+    /** exchange: the place is one Word; the first arrival waits on its own answer. */
     static final class ExchangePlace implements Place {
         /** Spins before parking, where another CPU can run the partner meanwhile (on one CPU, none). */
         static final int SPINS = Runtime.getRuntime().availableProcessors() > 1 ? 2000 : 0;
 
-        private final int total;
-        private final AtomicLong state;
+        private final Word word;
         private final Creature[] creatures;
 
         ExchangePlace(int left, Creature[] creatures) {
-            total = left;
-            state = new AtomicLong((long) left << 32);
+            word = new Word(left);
             this.creatures = creatures;
         }
 
         @Override
         public int meetings() {
-            return total - (int) (state.get() >>> 32);
+            return word.meetings();
         }
 
         @Override
         public boolean meet(Creature c) {
-            while (true) {
-                long s = state.get();
-                long left = s >>> 32;
-                int waiter = (int) s - 1;
-                // A waiter is always met while meetings are left, so none waits once none are.
-                if (waiter < 0) {
-                    if (left == 0) return false;
-                    if (state.compareAndSet(s, (left << 32) | (c.id + 1))) {
-                        await(c);
-                        return true;
-                    }
-                } else if (state.compareAndSet(s, (left - 1) << 32)) {
-                    Creature w = creatures[waiter];
-                    int nc = complement(c.colour, w.colour);
-                    c.partnerId = w.id;
-                    c.newColour = nc;
-                    w.partnerId = c.id;
-                    w.newColour = nc;
-                    w.answered = true;   // the volatile write publishes w's fields
-                    if (w.parked) LockSupport.unpark(w.thread);
-                    return true;
-                }
+            int met = word.arrive(c.id);
+            if (met == Word.REFUSED) return false;
+            if (met == Word.STAYING) {
+                await(c);
+                return true;
             }
+            Creature w = creatures[met];
+            int nc = complement(c.colour, w.colour);
+            c.partnerId = w.id;
+            c.newColour = nc;
+            w.partnerId = c.id;
+            w.newColour = nc;
+            w.answered = true;   // the volatile write publishes w's fields
+            if (w.parked) LockSupport.unpark(w.thread);
+            return true;
         }
 
         /** The first arrival's wait: spin, then park until met. */
@@ -205,17 +264,91 @@ final class Chameneos implements Main.Bench {
         }
     }
 
-    /** The outcome of one game, read after every creature thread has been joined. */
+    /** The outcome of one game, read after every creature thread (or dispatcher) has been joined. */
     static final class Game {
         int placeMeetings;
         long creatureMeetings;
         long selfMeetings;
         int colourSum;
         int[] counts;
+
+        static Game of(Creature[] cs, int placeMeetings) {
+            Game g = new Game();
+            g.placeMeetings = placeMeetings;
+            g.counts = new int[cs.length];
+            for (int i = 0; i < cs.length; i++) {
+                g.counts[i] = cs[i].count;
+                g.creatureMeetings += cs[i].count;
+                g.selfMeetings += cs[i].selfMeetings;
+                g.colourSum += cs[i].colour;
+            }
+            return g;
+        }
+    }
+
+    /** best-dispatch: the creatures' queue, the place's Word and the dispatcher threads. */
+    static final class Dispatch {
+        private final Creature[] creatures;
+        private final Word word;
+        private final ArrayBlockingQueue<Creature> ready;
+        private final CountDownLatch refused;
+
+        Dispatch(Creature[] creatures, int m) {
+            this.creatures = creatures;
+            word = new Word(m);
+            ready = new ArrayBlockingQueue<>(creatures.length);
+            refused = new CountDownLatch(creatures.length);
+        }
+
+        /** Plays the game and returns the place's meetings. Every creature is ready before a dispatcher starts,
+         * so the encore gate holds as it does for threads. */
+        int play() throws InterruptedException {
+            for (Creature c : creatures) ready.add(c);
+            Thread[] threads = new Thread[creatures.length];
+            for (int i = 0; i < threads.length; i++) {
+                threads[i] = new Thread(this::dispatch, "dispatcher-" + i);
+                threads[i].start();
+            }
+            refused.await();   // every creature came back once no meeting was left
+            for (Thread t : threads) t.interrupt();
+            for (Thread t : threads) t.join();
+            return word.meetings();
+        }
+
+        private void dispatch() {
+            try {
+                while (true) arrive(ready.take());
+            } catch (InterruptedException e) {
+                // the game is over
+            }
+        }
+
+        /** One creature at the place: it stays there (in the word), meets the one staying, or is refused. */
+        private void arrive(Creature c) {
+            int met = word.arrive(c.id);
+            if (met == Word.REFUSED) {
+                refused.countDown();
+            } else if (met != Word.STAYING) {
+                Creature w = creatures[met];
+                int nc = complement(c.colour, w.colour);
+                w.met(c.id, nc);
+                c.met(w.id, nc);
+                ready.add(w);   // the queue publishes what this thread wrote to both
+                ready.add(c);
+            }
+        }
+    }
+
+    static Game dispatched(int c, int m) throws InterruptedException {
+        Creature[] cs = new Creature[c];
+        for (int i = 0; i < c; i++) cs[i] = new Creature(i, TEN[i % 10], null, null);
+        return Game.of(cs, new Dispatch(cs, m).play());
     }
 
     /** Runs one game; the caller times it. */
-    static Game play(int c, int m, boolean gated, boolean exchange) throws InterruptedException {
+    static Game play(int c, int m, boolean gated, Shape shape) throws InterruptedException {
+        if (shape == Shape.DISPATCH) return dispatched(c, m);
+        boolean exchange = shape == Shape.EXCHANGE;
         Creature[] cs = new Creature[c];
         Place place = exchange ? new ExchangePlace(m, cs) : new MonitorPlace(m);
         CountDownLatch gate = gated ? new CountDownLatch(c) : null;
@@ -227,16 +360,7 @@ final class Chameneos implements Main.Bench {
         }
         for (Thread t : threads) t.start();
         for (Thread t : threads) t.join();
-        Game g = new Game();
-        g.placeMeetings = place.meetings();
-        g.counts = new int[c];
-        for (int i = 0; i < c; i++) {
-            g.counts[i] = cs[i].count;
-            g.creatureMeetings += cs[i].count;
-            g.selfMeetings += cs[i].selfMeetings;
-            g.colourSum += cs[i].colour;
-        }
-        return g;
+        return Game.of(cs, place.meetings());
     }
 
     /** The fairness metrics of one game (chameneos.md, Extra metrics), names suffixed with _3 and _10 for redux. */
@@ -264,15 +388,15 @@ final class Chameneos implements Main.Bench {
         Map<String, Number> metrics = new LinkedHashMap<>();
         if (!redux) {
             long t0 = System.nanoTime();
-            Game g = play(creatures, meetings, true, exchange);
+            Game g = play(creatures, meetings, true, shape);
             long ns = System.nanoTime() - t0;
             fairness(metrics, g, meetings, "");
             metrics.put("self_meetings", g.selfMeetings);
             return new Main.Outcome(ns, "meetings=" + g.placeMeetings + " creature_meetings=" + g.creatureMeetings, metrics);
         }
         long t0 = System.nanoTime();
-        Game a = play(3, meetings, false, exchange);
-        Game b = play(10, meetings, false, exchange);
+        Game a = play(3, meetings, false, shape);
+        Game b = play(10, meetings, false, shape);
         long ns = System.nanoTime() - t0;
         metrics.put("self_meetings", a.selfMeetings + b.selfMeetings);
         fairness(metrics, a, meetings, "_3");

@@ -144,17 +144,17 @@ public final class KernelsTest {
         int[][] table = {{0, 0, 0}, {0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 1, 1}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}, {2, 2, 2}};
         for (int[] row : table) equal(Chameneos.complement(row[0], row[1]), row[2], "complement(" + row[0] + ", " + row[1] + ")");
 
-        chameneosGames(false);   // rendezvous
-        chameneosGames(true);    // best-exchange
+        for (Chameneos.Shape shape : Chameneos.Shape.values()) chameneosGames(shape);
     }
 
-    /** Both variants in one shape (`exchange`: best-exchange, else rendezvous): the closed forms hold for either. */
-    static void chameneosGames(boolean exchange) throws Exception {
+    /** Both variants in one shape: the closed forms hold for every shape. */
+    static void chameneosGames(Chameneos.Shape shape) throws Exception {
+        String suffix = shape == Chameneos.Shape.RENDEZVOUS ? "" : " " + shape.label;
         for (int c : new int[] {2, 3, 7, 10, 70, 800}) {
             for (int m : new int[] {0, 1, 7, 2000}) {
                 if (c == 800 && m != 2000) continue;
-                String label = "chameneos encore C=" + c + " M=" + m + (exchange ? " best-exchange" : "");
-                Main.Outcome o = new Chameneos(false, c, m, exchange).iterate();
+                String label = "chameneos encore C=" + c + " M=" + m + suffix;
+                Main.Outcome o = new Chameneos(false, c, m, shape).iterate();
                 equal(o.result, "meetings=" + m + " creature_meetings=" + 2L * m, label);
                 equal(metric(o.metrics, "self_meetings"), 0L, label + " self_meetings");
                 equal(metric(o.metrics, "colour_sum_mod3"), initialColourSumMod3(c), label + " colour_sum_mod3");
@@ -163,8 +163,8 @@ public final class KernelsTest {
             }
         }
         for (int n : new int[] {0, 1, 5, 3000}) {
-            String label = "chameneos redux n=" + n + (exchange ? " best-exchange" : "");
-            Main.Outcome o = new Chameneos(true, 0, n, exchange).iterate();
+            String label = "chameneos redux n=" + n + suffix;
+            Main.Outcome o = new Chameneos(true, 0, n, shape).iterate();
             equal(o.result, "meetings3=" + n + " creature_meetings3=" + 2L * n + " meetings10=" + n + " creature_meetings10=" + 2L * n, label);
             equal(metric(o.metrics, "self_meetings"), 0L, label + " self_meetings");
             equal(metric(o.metrics, "colour_sum_mod3_3"), initialColourSumMod3(3), label + " colour_sum_mod3_3");

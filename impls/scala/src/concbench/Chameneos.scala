@@ -1,5 +1,6 @@
 package concbench
 
+import java.util.concurrent.ArrayBlockingQueue
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.locks.LockSupport
@@ -22,10 +23,18 @@ import scala.collection.mutable.ArrayBuffer
  * the answer into it and notify()d. variant=encore starts behind a latch that every creature reaches
  * before any meets.
  *
- * Shape "best-exchange" (model threads; not a study's program, issue 26): the same creature threads, the
+ * Shape "exchange" (model threads; not a study's program but an improved version, issue 26): the same creature threads, the
  * place one AtomicLong (meetings left, and the waiting creature) changed by compare-and-set; the first
  * arrival spins briefly on its own volatile answer where another CPU can run its partner, then parks, and
  * the partner unparks it only when it found it parked.
+ *
+ * Shape "best-dispatch" (model threads; not a study's program, issue 26): creatures are tasks, not threads
+ * (the technique of the Benchmarks Game's Java and Scala programs, written here from it). As many dispatcher
+ * threads as creatures take ready creatures from one queue, whichever comes, and bring each to a place of
+ * one AtomicLong, as exchange's; a first arrival does not wait but stays in the word while its thread
+ * takes the next creature, and the arrival that finds it completes the meeting for both and queues both
+ * again. No meeting waits for a particular thread to be scheduled, so nothing spins or parks per meeting
+ * where the cores are few or stall (a VM's).
  */
 object Chameneos {
   val TEN: Array[Int] = Array(0, 1, 2, 1, 2, 0, 1, 2, 1, 0) // blue=0, red=1, yellow=2
@@ -53,7 +62,8 @@ object Chameneos {
   def bench(shape: String, redux: Boolean, c: Int, m: Int): Bench = {
     val play: (Int, Int, Boolean) => Game = shape match {
       case "message" => Message.play
-      case "best-exchange" => Rendezvous.play(exchange = true)
+      case "exchange" => Rendezvous.play(exchange = true)
+      case "best-dispatch" => Dispatch.play
       case _ => Rendezvous.play(exchange = false)
     }
     new Bench {
@@ -165,6 +175,88 @@ object Chameneos {
     }
   }
 
+  /** The word of the exchange and dispatch places: meetings left (high half) and the staying creature's id + 1
+   * (low half), changed by compare-and-set only. A creature staying is always met while meetings are left, so
+   * none stays once none are. */
+  final class Word(total: Int) {
+    private val state = new AtomicLong(total.toLong << 32)
+
+    def meetings: Int = total - (state.get >>> 32).toInt
+
+    /** Word.Refused (no meeting left), Word.Staying (to be met), or the id of the creature it met. */
+    @annotation.tailrec
+    def arrive(id: Int): Int = {
+      val s = state.get
+      val left = s >>> 32
+      val staying = s.toInt - 1
+      if (staying < 0) {
+        if (left == 0) Word.Refused
+        else if (state.compareAndSet(s, (left << 32) | (id + 1))) Word.Staying
+        else arrive(id)
+      } else if (state.compareAndSet(s, (left - 1) << 32)) staying
+      else arrive(id)
+    }
+  }
+
+  object Word {
+    final val Refused = -2
+    final val Staying = -1
+  }
+
+  object Dispatch {
+    /** A creature as a task: its colour and counts, changed only by the thread that completes its meeting. */
+    final class Creature(val id: Int, var colour: Int) {
+      var count = 0
+      var selfMeetings = 0
+
+      def met(partner: Int, nc: Int): Unit = {
+        count += 1
+        if (partner == id) selfMeetings += 1
+        colour = nc
+      }
+    }
+
+    /** The creatures' queue, the place's Word and the dispatcher threads of one game. */
+    final class Dispatcher(creatures: Array[Creature], total: Int) {
+      private val word = new Word(total)
+      private val ready = new ArrayBlockingQueue[Creature](creatures.length)
+      private val refused = new CountDownLatch(creatures.length)
+
+      /** The place's meetings. Every creature is ready before a dispatcher starts: the encore gate holds. */
+      def play(): Int = {
+        creatures.foreach(ready.add)
+        val threads = Array.tabulate(creatures.length)(i => new Thread(new Runnable { def run(): Unit = dispatch() }, "dispatcher-" + i))
+        threads.foreach(_.start())
+        refused.await() // every creature came back once no meeting was left
+        threads.foreach(_.interrupt())
+        threads.foreach(_.join())
+        word.meetings
+      }
+
+      private def dispatch(): Unit =
+        try { while (true) arrive(ready.take()) } catch { case _: InterruptedException => } // the game is over
+
+      /** One creature at the place: it stays there (in the word), meets the one staying, or is refused. */
+      private def arrive(c: Creature): Unit = word.arrive(c.id) match {
+        case Word.Refused => refused.countDown()
+        case Word.Staying =>
+        case met =>
+          val w = creatures(met)
+          val nc = complement(c.colour, w.colour)
+          w.met(c.id, nc)
+          c.met(w.id, nc)
+          ready.add(w) // the queue publishes what this thread wrote to both
+          ready.add(c)
+      }
+    }
+
+    def play(c: Int, m: Int, gated: Boolean): Game = {
+      val creatures = Array.tabulate(c)(i => new Creature(i, TEN(i % 10)))
+      val meetings = new Dispatcher(creatures, m).play()
+      new Game(meetings, creatures.map(_.count), creatures.map(_.selfMeetings.toLong).sum, creatures.map(_.colour).sum)
+    }
+  }
+
   object Rendezvous {
     final class Creature(val id: Int, var colour: Int, gate: CountDownLatch) extends Runnable {
       var place: Place = null
@@ -228,24 +320,17 @@ object Chameneos {
     /** Spins before parking, where another CPU can run the partner meanwhile (on one CPU, none). */
     val Spins: Int = if (Runtime.getRuntime.availableProcessors > 1) 2000 else 0
 
-    /** best-exchange: one word, meetings left (high half) and the waiting creature's id + 1 (low half). */
+    /** exchange: the place is one Word; the first arrival waits on its own answer. */
     final class ExchangePlace(total: Int, creatures: Array[Creature]) extends Place {
-      private val state = new AtomicLong(total.toLong << 32)
+      private val word = new Word(total)
 
-      def meetings: Int = total - (state.get >>> 32).toInt
+      def meetings: Int = word.meetings
 
-      // A waiter is always met while meetings are left, so none waits once none are.
-      @annotation.tailrec
-      def meet(c: Creature): Boolean = {
-        val s = state.get
-        val left = s >>> 32
-        val waiter = s.toInt - 1
-        if (waiter < 0) {
-          if (left == 0) false
-          else if (state.compareAndSet(s, (left << 32) | (c.id + 1))) { await(c); true }
-          else meet(c)
-        } else if (state.compareAndSet(s, (left - 1) << 32)) {
-          val w = creatures(waiter)
+      def meet(c: Creature): Boolean = word.arrive(c.id) match {
+        case Word.Refused => false
+        case Word.Staying => await(c); true
+        case met =>
+          val w = creatures(met)
           val nc = complement(c.colour, w.colour)
           c.partner = w.id
           c.newColour = nc
@@ -254,7 +339,6 @@ object Chameneos {
           w.answered = true // the volatile write publishes w's fields
           if (w.parked) LockSupport.unpark(w.thread)
           true
-        } else meet(c)
       }
 
       /** The first arrival's wait: spin, then park until answered. */

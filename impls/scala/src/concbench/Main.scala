@@ -104,7 +104,7 @@ object Main {
     "actors" -> ("scala.actors (not Akka), the thesis's actor programs: an actor per worker plus a sink (big), an actor " +
       "per creature plus the meeting place (chameneos), worker actors pulling fannkuch chunks from a manager or one actor per chunk"),
     "threads" -> ("Java threads from Scala, the thesis's thread programs: one thread per creature with a synchronized " +
-      "meeting place and wait/notify, or a compare-and-set one whose waiter spins, then parks (chameneos), one thread per processor taking chunks from an atomic counter (fannkuch)"))
+      "meeting place and wait/notify, a compare-and-set one whose waiter spins, then parks, or creatures as tasks on dispatcher threads (chameneos), one thread per processor taking chunks from an atomic counter (fannkuch)"))
 
   val benchmarks: Seq[(String, Benchmark)] = {
     val big = Seq("pings" -> Domain.ints(0, IntMax, "16000"), "hood" -> Domain.ints(1, IntMax, "1000"))
@@ -116,7 +116,7 @@ object Main {
       "big" -> Benchmark(Domain.ints(1, Big.MaxWorkers), Big.create,
         Seq("actors" -> Served(Seq("actor"), big))),
       "chameneos" -> Benchmark(Domain.ints(0, IntMax), Chameneos.create,
-        Seq("actors" -> Served(Seq("message"), chameneos), "threads" -> Served(Seq("rendezvous", "best-exchange"), chameneos))),
+        Seq("actors" -> Served(Seq("message"), chameneos), "threads" -> Served(Seq("rendezvous", "exchange", "best-dispatch"), chameneos))),
       "fannkuch" -> Benchmark(Domain.ints(3, Fannkuch.MaxN), Fannkuch.create,
         Seq("actors" -> Served(Seq("pull", "actor-per-task"), fannkuch), "threads" -> Served(Seq("counter"), fannkuch))))
   }

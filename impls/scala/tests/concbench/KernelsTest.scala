@@ -105,7 +105,7 @@ object KernelsTest {
     val table = Seq((0, 0, 0), (0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 1, 1), (1, 2, 0), (2, 0, 1), (2, 1, 0), (2, 2, 2))
     for ((a, b, c) <- table) equal(Chameneos.complement(a, b), c, "complement(" + a + ", " + b + ")")
 
-    for (shape <- Seq("message", "rendezvous", "best-exchange")) {
+    for (shape <- Seq("message", "rendezvous", "exchange", "best-dispatch")) {
       for (c <- Seq(2, 3, 7, 10, 70, 800); m <- Seq(0, 1, 7, 2000) if c != 800 || m == 2000) {
         val label = "chameneos " + shape + " encore C=" + c + " M=" + m
         val o = Chameneos.bench(shape, redux = false, c, m).iterate()
