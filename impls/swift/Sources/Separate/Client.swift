@@ -22,6 +22,12 @@
 // cannot deadlock. What can deadlock is a cycle of queries: a client that, inside a block on x,
 // queries y while y's current client waits on a query to x. SCOOP has the same hole.
 //
+// A client suspends (a wait condition, a sync, waiting for room or a lock; a runner between acts)
+// through `_unsafeInheritExecutor_withUnsafeContinuation`: the standard `withUnsafeContinuation`
+// takes an `isolated` parameter, and entering it hops to the caller's isolation, which for a task
+// preferring the pool takes the concurrency runtime's status-record lock just before suspending.
+// The hop the compiler places after the `await` still returns an isolated caller to its actor.
+//
 // A Client is one task's identity: use it from one task at a time, like the processor it stands
 // for. It keeps one private queue per handler it has used (the paper's cache of queues), keyed by
 // the handler's process-wide id.
@@ -269,8 +275,7 @@ public struct Reserved<Object: AnyObject> {
     /// A command: logged and run later by the handler, in order, on its object.
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object) -> Void) async {
-        await queue.put(.call(Handler<Object>.erase(command)))
-        queue.with { $0.synced = false }
+        await queue.logCall(.call(Handler<Object>.erase(command)))
     }
 
     /// A command with one argument, logged beside it: `call(with: i) { $0.push($1) }` is SCOOP's
@@ -278,8 +283,7 @@ public struct Reserved<Object: AnyObject> {
     /// (freed by the handler, often on another thread); one that captures nothing allocates none.
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(with argument: Int, _ command: @escaping @Sendable (Object, Int) -> Void) async {
-        await queue.put(.callWith(Handler<Object>.erase(command), argument))
-        queue.with { $0.synced = false }
+        await queue.logCall(.callWith(Handler<Object>.erase(command), argument))
     }
 
     /// A command that is a client itself: logged and run by the handler in order like any call, it
@@ -287,8 +291,7 @@ public struct Reserved<Object: AnyObject> {
     /// serves nothing else until it returns. (It must not reserve its own handler: that waits forever.)
     @inlinable
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object, Client) async -> Void) async {
-        await queue.put(.act(Handler<Object>.erase(command)))
-        queue.with { $0.synced = false }
+        await queue.logCall(.act(Handler<Object>.erase(command)))
     }
 
     /// A query: waits until the handler has run every call logged before it, then runs `read` here,

@@ -379,6 +379,13 @@ extension Unmanaged where Instance == PrivateQueue {
         with { $0.putNow(request) }
     }
 
+    /// Logs a call (or an act): the block is no longer synced until the next query syncs it again.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func logCall(_ request: Request) async {
+        await put(request)
+        with { $0.synced = false }
+    }
+
     /// SYNC: returns when the handler has run everything logged so far and waits on this queue; at
     /// once if it already does and nothing was logged since (dynamic sync coalescing).
     @inlinable @inline(__always)
