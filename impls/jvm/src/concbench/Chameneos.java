@@ -1,6 +1,8 @@
 package concbench;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -37,7 +39,7 @@ final class Chameneos implements Main.Bench {
         return a == b ? a : 3 - a - b;
     }
 
-    /** The shapes, in the order Main serves them (the faithful one first). */
+    /** The shapes this model serves, the faithful one first (Main serves them in this order). */
     enum Shape {
         RENDEZVOUS("rendezvous"), EXCHANGE("exchange"), DISPATCH("best-dispatch");
 
@@ -50,6 +52,10 @@ final class Chameneos implements Main.Bench {
         static Shape named(String label) {
             for (Shape shape : values()) if (shape.label.equals(label)) return shape;
             throw new IllegalArgumentException(label);
+        }
+
+        static List<String> labels() {
+            return Arrays.stream(values()).map(shape -> shape.label).toList();
         }
     }
 

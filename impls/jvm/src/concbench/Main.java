@@ -157,7 +157,7 @@ public final class Main {
 
     static {
         MODELS.put("threads", "Java threads and executors: an actor runtime over a fixed pool (big), one thread per creature "
-                + "with a synchronized meeting place, a compare-and-set one whose waiter spins, then parks, or creatures as tasks on one dispatcher thread per core (chameneos), an ExecutorService or an atomic task counter (fannkuch), "
+                + "with a synchronized meeting place, a compare-and-set one whose waiter spins, then parks, or creatures as tasks that dispatcher threads take from a queue (chameneos), an ExecutorService or an atomic task counter (fannkuch), "
                 + "one thread per worker or ring entity blocking on monitors, ReentrantLock conditions, LockSupport.park or "
                 + "SynchronousQueue (mutex, prodcons, condition, threadring)");
         MODELS.put("forkjoin", "java.util.concurrent.ForkJoinPool of --workers: one RecursiveTask per fannkuch chunk, invokeAll and join");
@@ -173,7 +173,7 @@ public final class Main {
                 "variant", Domain.values("encore", "encore", "redux"),
                 "meetings", Domain.ints(0L, INT_MAX, "8000000"));
         BENCHMARKS.put("chameneos", new Benchmark(Domain.ints(0L, INT_MAX, null), Chameneos::create)
-                .serve("threads", List.of("rendezvous", "exchange", "best-dispatch"), chameneos));
+                .serve("threads", Chameneos.Shape.labels(), chameneos));
 
         Map<String, Domain> fannkuch = options("chunks", Domain.ints(1L, (long) Fannkuch.MAX_CHUNKS, "150"));
         BENCHMARKS.put("fannkuch", new Benchmark(Domain.ints(3L, (long) Fannkuch.MAX_N, null), Fannkuch::create)
