@@ -46,6 +46,18 @@ object Chameneos {
     def creatureMeetings: Long = counts.foldLeft(0L)(_ + _)
   }
 
+  /** What a creature of the threads model counts for its game's outcome. */
+  trait Tally {
+    def count: Int
+    def selfMeetings: Int
+    def colour: Int
+  }
+
+  object Game {
+    def of(placeMeetings: Int, creatures: Array[_ <: Tally]): Game =
+      new Game(placeMeetings, creatures.map(_.count), creatures.map(_.selfMeetings.toLong).sum, creatures.map(_.colour).sum)
+  }
+
   /** variant=encore: the creature count C must lie in [2, MaxCreatures] (a thread or an actor per creature). */
   val MaxCreatures: Long = 100000
 
@@ -205,7 +217,7 @@ object Chameneos {
 
   object Dispatch {
     /** A creature as a task: its colour and counts, changed only by the thread that completes its meeting. */
-    final class Creature(val id: Int, var colour: Int) {
+    final class Creature(val id: Int, var colour: Int) extends Tally {
       var count = 0
       var selfMeetings = 0
 
@@ -253,12 +265,12 @@ object Chameneos {
     def play(c: Int, m: Int, gated: Boolean): Game = {
       val creatures = Array.tabulate(c)(i => new Creature(i, TEN(i % 10)))
       val meetings = new Dispatcher(creatures, m).play()
-      new Game(meetings, creatures.map(_.count), creatures.map(_.selfMeetings.toLong).sum, creatures.map(_.colour).sum)
+      Game.of(meetings, creatures)
     }
   }
 
   object Rendezvous {
-    final class Creature(val id: Int, var colour: Int, gate: CountDownLatch) extends Runnable {
+    final class Creature(val id: Int, var colour: Int, gate: CountDownLatch) extends Runnable with Tally {
       var place: Place = null
       var count = 0
       var selfMeetings = 0
@@ -361,8 +373,7 @@ object Chameneos {
       val threads = creatures.map { cr => cr.place = place; cr.thread = new Thread(cr, "creature-" + cr.id); cr.thread }
       threads.foreach(_.start())
       threads.foreach(_.join())
-      new Game(place.meetings, creatures.map(_.count), creatures.map(_.selfMeetings.toLong).sum,
-        creatures.map(_.colour).sum)
+      Game.of(place.meetings, creatures)
     }
   }
 }
