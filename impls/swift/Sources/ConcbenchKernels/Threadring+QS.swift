@@ -26,7 +26,7 @@ extension Threadring {
         let nodes = (0..<ring).map { _ in Handler(Node(), runtime: runtime) }
         let report = Handler(Report(), runtime: runtime)
         let main = Client(runtime)
-        let workers = Task(executorPreference: runtime.pool) {
+        let workers = runtime.task {
             await runtime.clients(ring) { index, client in
                 let next = nodes[(index + 1) % ring]
                 while true {

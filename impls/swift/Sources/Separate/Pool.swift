@@ -2,14 +2,16 @@
 // (one per core), however many handlers there are — a handler costs memory, not a thread.
 //
 // It is a TaskExecutor, so client tasks started with the runtime's executor preference, and the
-// runners that carry handlers, run here. Scheduling is by hand-off, after Go's `runnext` and Tokio's
-// LIFO slot: a job made ready by the job running on a worker (a handler woken by its client, a
-// client resumed by its handler) goes to that worker's `next` slot and runs there as soon as the
-// running job suspends, without a wake-up of another thread. A job it displaces goes to the
-// worker's own queue, which idle workers steal from; they take a `next` job too, but only one that
-// has waited there a while (its worker is busy with a long job). Jobs from outside the pool go to a
-// shared injector. An idle worker searches a bounded while, then parks on its own condition
-// variable; a worker is woken only when work lands in a queue and nobody is already searching.
+// runners that carry handlers, run here; where the pool is the process's global executor
+// (GlobalExecutor.swift), so do tasks with no preference at all. Scheduling is by hand-off, after
+// Go's `runnext` and Tokio's LIFO slot: a job made ready by the job running on a worker (a handler
+// woken by its client, a client resumed by its handler) goes to that worker's `next` slot and runs
+// there as soon as the running job suspends, without a wake-up of another thread. A job it
+// displaces goes to the worker's own queue, which idle workers steal from; they take a `next` job
+// too, but only one that has waited there a while (its worker is busy with a long job). Jobs from
+// outside the pool go to a shared injector. An idle worker searches a bounded while, then parks on
+// its own condition variable; a worker is woken only when work lands in a queue and nobody is
+// already searching.
 
 import Foundation
 import Synchronization
@@ -20,20 +22,27 @@ import Glibc
 import Musl
 #endif
 
-/// What a worker runs: a job (a task's) or a handler woken with work (Handler.run), in one word:
-/// a handler's reference, retained, with its low bit set.
+/// What a worker runs, in one word: a job of a task that prefers this pool; a job of the global
+/// executor, where the pool owns it (GlobalExecutor.swift), its bit 1 set; or a handler woken with
+/// work (Handler.run), its reference retained, its bit 0 set. (Jobs and objects are 16-byte aligned.)
 struct Work {
     let bits: UInt
 
     init(bits: UInt) { self.bits = bits }
     init(_ job: UnownedJob) { bits = unsafeBitCast(job, to: UInt.self) }
+    init(global job: UnownedJob) { bits = unsafeBitCast(job, to: UInt.self) | 2 }
     init(_ handler: HandlerCore) { bits = UInt(bitPattern: Unmanaged.passRetained(handler).toOpaque()) | 1 }
 
     func run(on executor: UnownedTaskExecutor) {
-        if bits & 1 == 0 {
+        switch bits & 3 {
+        case 0:
             unsafeBitCast(bits, to: UnownedJob.self).runSynchronously(on: executor)
-        } else {
-            Unmanaged<HandlerCore>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~1)!).takeRetainedValue().run()
+        case 2:
+            // As the runtime's own global executor runs it: on no actor and no task executor, so
+            // that the task's switches back to "no isolation" find it already there.
+            unsafeBitCast(bits & ~3, to: UnownedJob.self).runSynchronously(on: GlobalExecutor.generic)
+        default:
+            Unmanaged<HandlerCore>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~3)!).takeRetainedValue().run()
         }
     }
 }
@@ -183,6 +192,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     /// Stops the threads once the queues are empty and waits for them; work submitted later never
     /// runs. Called from one of the pool's own jobs, that thread stops after the job.
     public func shutdown() {
+        GlobalExecutor.release(self)   // from now on, the runtime's own executor runs global jobs
         let own = withOwnWorker { _ in } != nil
         stopping.store(true, ordering: .sequentiallyConsistent)
         for worker in workers { wake(worker) }
@@ -218,6 +228,9 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     func whenSuspended(_ step: AfterSuspending) {
         if withOwnWorker({ $0.afterJob.append(step) }) == nil { step.run() }
     }
+
+    /// Whether the calling thread is one of the pool's.
+    var runsCaller: Bool { withOwnWorker { _ in true } ?? false }
 
     /// Whether the calling thread is one of the pool's with no job waiting for it.
     func hasNothingElse() -> Bool {

@@ -402,13 +402,15 @@ enum Catalog {
         }
     }
 
-    static func plan(for args: Arguments) throws(UsageError) -> Plan {
-        makePlan(try check(args))
+    /// `ownsProcess`: the plan is all this process runs (the binary's), so a Separate runtime may
+    /// make its pool the process's global executor.
+    static func plan(for args: Arguments, ownsProcess: Bool = false) throws(UsageError) -> Plan {
+        makePlan(try check(args), ownsProcess: ownsProcess)
     }
 
     /// The checked request, turned into kernels. Only table entries reach this
     /// point; the tests build a plan for every one of them.
-    static func makePlan(_ c: Checked) -> Plan {
+    static func makePlan(_ c: Checked, ownsProcess: Bool = false) -> Plan {
         let pool = c.value("driver") == "pool"
         switch (c.benchmark, c.model, c.shape) {
         case ("spawn-waiting", "gcd", "sync"):
@@ -523,7 +525,7 @@ enum Catalog {
             let config = chameneosConfig(c)
             return .suspending(kernel: { _ in await Chameneos.sc(shape, config) }, spawns: nil)
         case ("chameneos", "qs", _):
-            let (runtime, config) = (separateRuntime(c), chameneosConfig(c))
+            let (runtime, config) = (separateRuntime(c, global: ownsProcess), chameneosConfig(c))
             return .suspending(kernel: { _ in await Chameneos.qs(runtime, config) }, spawns: nil)
         case ("chameneos", "gcd", _):
             let shape = Chameneos.GCDShape(rawValue: c.shape)!
@@ -570,22 +572,22 @@ enum Catalog {
             let (tokens, ring) = (c.n, c.int("ring"))
             return .suspending(kernel: { _ in await Threadring.sc(shape, tokens: tokens, ring: ring) }, spawns: nil)
         case ("mutex", "qs", _):
-            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            let (runtime, n, m) = (separateRuntime(c, global: ownsProcess), c.int("n"), c.n)
             return .suspending(kernel: { _ in await Coordination.mutexQS(runtime, n: n, m: m) }, spawns: nil)
         case ("prodcons", "qs", _):
-            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            let (runtime, n, m) = (separateRuntime(c, global: ownsProcess), c.int("n"), c.n)
             return .suspending(kernel: { _ in await Coordination.prodconsQS(runtime, n: n, m: m) }, spawns: nil)
         case ("condition", "qs", _):
-            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            let (runtime, n, m) = (separateRuntime(c, global: ownsProcess), c.int("n"), c.n)
             return .suspending(kernel: { _ in await Coordination.conditionQS(runtime, n: n, m: m) }, spawns: nil)
         case ("threadring", "qs", _):
-            let (runtime, tokens, ring) = (separateRuntime(c), c.n, c.int("ring"))
+            let (runtime, tokens, ring) = (separateRuntime(c, global: ownsProcess), c.n, c.int("ring"))
             return .suspending(kernel: { _ in await Threadring.qs(runtime, tokens: tokens, ring: ring) }, spawns: nil)
         case ("philosophers", "sc", "ordered"):
             let (n, m) = (c.int("n"), c.n)
             return .suspending(kernel: { _ in await Philosophers.sc(n: n, m: m) }, spawns: nil)
         case ("philosophers", "qs", _):
-            let (runtime, n, m) = (separateRuntime(c), c.int("n"), c.n)
+            let (runtime, n, m) = (separateRuntime(c, global: ownsProcess), c.int("n"), c.n)
             return .suspending(kernel: { _ in await Philosophers.qs(runtime, n: n, m: m) }, spawns: nil)
         case ("threadring", "gcd", _):
             let shape = Threadring.GCDShape(rawValue: c.shape)!
@@ -605,7 +607,7 @@ enum Catalog {
                 return .blocking(onPool: false, kernel: { _ in try Cowichan.seq(input) }, spawns: nil)
             case ("qs", "separate"):
                 // The pool has a thread per core; --workers sets the worker objects (W), not threads.
-                let runtime = Runtime(workers: availableCores(), configuration: configuration(c))
+                let runtime = Runtime(workers: availableCores(), configuration: configuration(c), global: ownsProcess)
                 return .suspending(kernel: { _ in try await Cowichan.qs(runtime, input) }, spawns: nil)
             default:
                 preconditionFailure("no kernel for \(name)/\(model) shape \(shape)")
@@ -633,19 +635,21 @@ enum Catalog {
             variant: Chameneos.Variant(rawValue: c.value("variant")!)!, param: c.n, meetings: c.int("meetings"))
     }
 
-    /// The cores this process may run on: the default window when `--workers` is absent.
-    /// On Linux Foundation's count ignores the affinity mask (taskset, cgroup cpusets),
-    /// and Glibc does not export sched_getaffinity, so read the mask the kernel reports.
     /// One runtime for the whole process: its threads (one per core given, or --workers) start
-    /// before the first iteration, like the other models' pools.
-    static func separateRuntime(_ c: Checked) -> Runtime {
-        Runtime(workers: c.workers ?? availableCores(), configuration: configuration(c))
+    /// before the first iteration, like the other models' pools. Where the plan owns the process,
+    /// its pool is the process's global executor, so that its tasks resume without looking up an
+    /// executor preference (GlobalExecutor.swift).
+    static func separateRuntime(_ c: Checked, global: Bool) -> Runtime {
+        Runtime(workers: c.workers ?? availableCores(), configuration: configuration(c), global: global)
     }
 
     static func configuration(_ c: Checked) -> Configuration {
         Configuration(rawValue: c.value("config") ?? "all") ?? .all
     }
 
+    /// The cores this process may run on: the default window when `--workers` is absent.
+    /// On Linux Foundation's count ignores the affinity mask (taskset, cgroup cpusets),
+    /// and Glibc does not export sched_getaffinity, so read the mask the kernel reports.
     static func availableCores() -> Int {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })

@@ -20,7 +20,7 @@ struct ConcbenchSwift {
         let args: Arguments
         do {
             args = try Arguments.parse(argv)
-            plan = try Catalog.plan(for: args)
+            plan = try Catalog.plan(for: args, ownsProcess: true)
         } catch {
             ProtocolWriter.log(error.message)
             exit(2)

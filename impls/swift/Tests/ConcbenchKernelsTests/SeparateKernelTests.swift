@@ -7,11 +7,16 @@ import XCTest
 final class SeparateKernelTests: XCTestCase {
     let sizes = [(1, 0), (1, 1), (2, 1), (3, 37), (8, 60)]
 
+    /// Every configuration, each with a pool that is the global executor (as the benchmark binary
+    /// runs them) and with one that is not.
     func eachRuntime(_ body: (Runtime, Configuration) async -> Void) async {
         for configuration in Configuration.allCases {
-            let runtime = Runtime(workers: 2, configuration: configuration)
-            await body(runtime, configuration)
-            runtime.shutdown()
+            for global in [true, false] {
+                let runtime = Runtime(workers: 2, configuration: configuration, global: global)
+                XCTAssertEqual(runtime.ownsGlobalExecutor, global)
+                await body(runtime, configuration)
+                runtime.shutdown()
+            }
         }
     }
 

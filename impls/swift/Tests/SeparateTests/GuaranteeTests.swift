@@ -4,6 +4,7 @@
 
 import Foundation
 @testable import Separate
+import Synchronization
 import XCTest
 
 /// A small seeded generator, so a failing schedule can be replayed.
@@ -27,13 +28,19 @@ final class Cell {
     var value = 0
 }
 
-/// Runs `body` with a fresh runtime and shuts it down afterwards.
+/// Runs `body` with a fresh runtime and shuts it down afterwards. Every other runtime's pool is
+/// the process's global executor (its clients are tasks with no executor preference), so that
+/// each guarantee is checked both ways.
 func withRuntime<T: Sendable>(workers: Int, _ configuration: Configuration,
                               _ body: @escaping @Sendable (Runtime) async throws -> T) async rethrows -> T {
-    let runtime = Runtime(workers: workers, configuration: configuration)
+    let global = runtimesMade.wrappingAdd(1, ordering: .relaxed).oldValue % 2 == 1
+    let runtime = Runtime(workers: workers, configuration: configuration, global: global)
+    precondition(runtime.ownsGlobalExecutor == global, "another runtime still owns the global executor")
     defer { runtime.shutdown() }
     return try await runtime.run { try await body(runtime) }
 }
+
+let runtimesMade = Atomic<Int>(0)
 
 /// Ends the test process if a test outlives its deadline: a deadlock fails the suite instead of
 /// hanging it. Cancel it when the test is done.
@@ -543,6 +550,25 @@ final class GuaranteeTests: XCTestCase {
             // Every act saw its own increment: the counts are 1...total, each once, rising.
             XCTAssertEqual(counts, Array(1...clientCount * blocks), label)
         }
+    }
+
+    /// A runtime whose pool is the global executor runs every task with no actor and no executor
+    /// preference on its threads, one runtime at a time, and only until it shuts down.
+    func testAGlobalRuntimeRunsTasksWithoutPreferenceUntilItShutsDown() async {
+        let runtime = Runtime(workers: 2, global: true)
+        XCTAssertTrue(runtime.ownsGlobalExecutor, "the pool did not become the global executor")
+        let other = Runtime(workers: 1, global: true)
+        XCTAssertFalse(other.ownsGlobalExecutor, "two pools own the global executor")
+        other.shutdown()
+        let pool = runtime.pool
+        let onPool = await Task.detached { pool.runsCaller }.value
+        XCTAssertTrue(onPool, "a task with no preference ran off the pool that owns the global executor")
+        runtime.shutdown()
+        let afterwards = await Task.detached { pool.runsCaller }.value
+        XCTAssertFalse(afterwards, "a stopped pool still took global jobs")
+        let next = Runtime(workers: 1, global: true)
+        XCTAssertTrue(next.ownsGlobalExecutor, "shutting down did not give the global executor back")
+        next.shutdown()
     }
 
     /// Handlers are lightweight: 10 000 of them on a pool of 2 threads add no thread.
