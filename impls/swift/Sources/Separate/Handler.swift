@@ -238,7 +238,7 @@ public class HandlerCore: @unchecked Sendable {
         // nothing else to run, wait that long before parking, so the handler goes on running beside
         // them rather than being woken again. It watches the link the next reservation writes, not
         // the tail every reservation exchanges: a poll of the tail takes its line from the clients,
-        // and each of their exchanges must fetch it back (mutex took a fifth longer).
+        // and each of their exchanges must fetch it back (mutex took up to a fifth longer).
         if pool.hasNothingElse() {
             let head = HandlerCore.cell(qoqHead)
             for _ in 0..<HandlerCore.patience where head.pointee.link.load(ordering: .relaxed) != nil { return false }
