@@ -28,7 +28,7 @@ from .catalog import REPEAT, Benchmark, Catalog, Implementation
 from .errors import SessionInterrupted
 from .plan import Point, Request, make_plan
 from .session import Settings, run_session
-from .records import RunRecord, RunStatus, series_label
+from .records import RunRecord, RunStatus, options_text, series_label
 from .verify import Verdict, missing_metrics
 
 REJECTION_TIMEOUT_S = 60
@@ -221,7 +221,7 @@ def judge_runs(plan: list[Point], runs: list[RunRecord], rows: Rows) -> None:
         row = rows[point.benchmark.id]
         row.models.add(point.variant.model)
         options = dict(point.options)
-        key = (point.benchmark.id, point.variant.name, point.param, " ".join(f"{k}={v}" for k, v in sorted(options.items())))
+        key = (point.benchmark.id, point.variant.name, point.param, options_text(point.options))
         where = f"{series_label(point.variant.name, point.shape)} {point.param}"
         for run in by_point.get(key, []) or [None]:
             row.runs += 1

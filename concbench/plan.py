@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .catalog import REPEAT, SIZE_SETS, Benchmark, Catalog, SizePoint, SizeSet, Variant, option_combinations
 from .errors import UsageError
+from .records import options_text
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,7 @@ class Point:
     @property
     def series_key(self) -> tuple:
         """The point as a stored run names it (records.RunRecord.series_key): what was run, whatever the runs."""
-        return (self.benchmark.id, self.variant.name, " ".join(f"{k}={v}" for k, v in self.options), self.param,
-                self.cores)
+        return (self.benchmark.id, self.variant.name, options_text(self.options), self.param, self.cores)
 
     @property
     def skip_key(self) -> tuple:
@@ -222,7 +222,7 @@ def parse_shard(text: str) -> Shard:
 
 def _series_text(point: Point) -> str:
     benchmark, variant, options, cores = point.skip_key
-    return f"{benchmark} {variant} {' '.join(f'{k}={v}' for k, v in options)} cores={cores}"
+    return f"{benchmark} {variant} {options_text(options)} cores={cores}"
 
 
 def _point_text(point: Point) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import StrEnum
 
@@ -38,6 +39,12 @@ def field_names(record: type) -> tuple[str, ...]:
     names = [f.name for f in fields(record)]
     inherited = {f.name for base in record.__mro__[1:] if is_dataclass(base) for f in fields(base)}
     return (*(n for n in names if n not in inherited), *(n for n in names if n in inherited))
+
+
+def options_text(options: Iterable[tuple[str, str]]) -> str:
+    """Options as a series is named by them: `name=value`, space-separated, in the order given (sorted, for a
+    series key)."""
+    return " ".join(f"{k}={v}" for k, v in options)
 
 
 def series_label(variant: str, shape: str | None) -> str:
@@ -155,7 +162,7 @@ class RunRecord(Measures):
     @property
     def options_key(self) -> str:
         """A stable text form of the options: part of what makes a series."""
-        return " ".join(f"{k}={v}" for k, v in sorted(self.options.items()))
+        return options_text(sorted(self.options.items()))
 
     @property
     def label(self) -> str:

@@ -18,7 +18,8 @@ from .catalog import Catalog, value_order
 from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupted, UsageError
 from .plan import Point
 from .protocol import Iteration, Transcript
-from .records import FAILED_STATUSES, IterationRecord, Measures, Reason, RunRecord, RunStatus, SessionRecord
+from .records import (FAILED_STATUSES, IterationRecord, Measures, Reason, RunRecord, RunStatus, SessionRecord,
+                      options_text)
 from .store import Store
 from .verify import Ending, cross_check, judge, verdict
 
@@ -132,7 +133,7 @@ class Session:
         harness_cpu_ns = time.process_time_ns() - harness_start
         ending = _ending(process, transcript)
         if ending.refused and self.settings.stop_on_refusal:
-            options = " ".join(f"{k}={v}" for k, v in point.options)
+            options = options_text(point.options)
             raise RequestRefused(
                 f"{point.variant.name} refused {point.benchmark.id} {point.benchmark.param_name}={point.param}"
                 + (f" ({options})" if options else "") + f": {ending.stderr_first or 'exit status 2, nothing said'}")

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..catalog import Benchmark, value_order
+from ..records import options_text
 from . import growth
 from .evidence import Evidence, of_runs
 from .scaling import value_of
@@ -477,7 +478,7 @@ def _dimension(rows: list[SeriesSummary]) -> str:
 
 
 def _others(row: SeriesSummary, dimension: str) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(row.runs[0].options.items()) if k not in (dimension, "shape"))
+    return options_text((k, v) for k, v in sorted(row.runs[0].options.items()) if k not in (dimension, "shape"))
 
 
 def _title(benchmark: str, label: str, what: str, dimension: str) -> str:

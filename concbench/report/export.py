@@ -70,7 +70,7 @@ def to_csv(session: SessionRecord, runs: list[RunRecord]) -> str:
     writer.writerow(CSV_COLUMNS)
     for run in runs:
         head = [session.id, run.benchmark, run.variant, run.param,
-                " ".join(f"{k}={v}" for k, v in sorted(run.options.items())), run.cores, run.run_index,
+                run.options_key, run.cores, run.run_index,
                 str(run.status), run.reason or "", "" if run.stall is None else int(run.stall),
                 run.wall_ns, run.user_ns, run.sys_ns, run.max_rss_bytes, run.rss_peak_sampled_bytes,
                 run.threads_max]

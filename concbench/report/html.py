@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..catalog import Benchmark, Catalog
-from ..records import RunRecord, RunStatus, SessionRecord, series_label
+from ..records import RunRecord, RunStatus, SessionRecord, options_text, series_label
 from . import plots
 from .render import to_html
 from .best import best_pairs
@@ -306,7 +306,7 @@ def _line_options(rows: list[SeriesSummary]) -> set[str]:
 
 
 def _series_name(row: SeriesSummary, line_keys: set[str], multi_cores: bool) -> str:
-    opts = " ".join(f"{k}={v}" for k, v in sorted(row.runs[0].options.items()) if k in line_keys)
+    opts = options_text((k, v) for k, v in sorted(row.runs[0].options.items()) if k in line_keys)
     return row.label + (f" {opts}" if opts else "") + (f" · {_cores(row.cores)}" if multi_cores else "")
 
 

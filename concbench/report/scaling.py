@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .. import stats
 from ..catalog import value_order
+from ..records import options_text
 from .summary import SeriesSummary
 
 
@@ -86,7 +87,7 @@ def scaling_tables(rows: list[SeriesSummary], dimension: str, against_sequential
         members.sort(key=lambda m: value_order(m[0]))
         first = members[0][1]
         seq = sequential.get((benchmark, param))
-        described = " ".join(f"{k}={v}" for k, v in rest)
+        described = options_text(rest)
         title = f"{benchmark} {label} {param}" + (f" {described}" if described else "") + (
             f" cores={cores}" if cores is not None else "")
         tables.append(ScalingTable(title, dimension, tuple(_row(v, first, r, dimension, seq) for v, r in members)))

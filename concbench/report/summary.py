@@ -10,7 +10,7 @@ import numpy as np
 from .. import stats
 from ..stats import Note
 from ..catalog import value_order
-from ..records import RunRecord, RunStatus, series_label
+from ..records import RunRecord, RunStatus, options_text, series_label
 from ..verify import Verdict
 
 # The metric of models that copy data: the longest worker's compute time (the SCOOP/Qs paper's C).
@@ -72,7 +72,7 @@ def measured_ns(runs) -> list[int]:
 
 def _split_options(options: dict[str, str]) -> tuple[str, str]:
     rest = {k: v for k, v in options.items() if k != "shape"}
-    return options.get("shape", ""), " ".join(f"{k}={v}" for k, v in sorted(rest.items()))
+    return options.get("shape", ""), options_text(sorted(rest.items()))
 
 
 def _verification(runs: list[RunRecord]) -> str:
