@@ -3,11 +3,12 @@ import Separate
 /// qs: the Cowichan kernels as the specs' SCOOP/Qs programs (chain.md and each stage's "SCOOP/Qs
 /// (source)"), on the Separate runtime. Every worker is an object on its own handler and gets its
 /// work as calls; input main holds lives in separate objects the workers pull from, and main pulls
-/// the results back, both by queries, one element each. Those pulls are the communication the
-/// paper's T − C measures and its sync coalescing attacks: under `dynamic` and `all` only a block's
-/// first query syncs, under `none` and `qoq` every one does. `compute_ns` is the longest worker's
-/// compute without the pulls (thresh: both phases; winnow: plus main's sort and pick; chain: the
-/// stages' sum).
+/// the results back, both by queries, one element each, in query loops (`Reserved.query(each:)`).
+/// Those pulls are the communication the paper's T − C measures and its sync coalescing attacks:
+/// under `none` and `qoq` every query syncs; under `dynamic` a loop's first query syncs and the rest
+/// check that it still holds; under `static` and `all` the loop syncs once and reads plainly.
+/// `compute_ns` is the longest worker's compute without the pulls (thresh: both phases; winnow: plus
+/// main's sort and pick; chain: the stages' sum).
 extension Cowichan {
     public static nonisolated(nonsending) func qs(
         _ runtime: Runtime, _ input: Prepared
@@ -58,28 +59,13 @@ final class Shared<Value> {
     init(_ value: Value) { self.value = value }
 }
 
-/// Copies elements `indices` of a reserved object out, one query each, appending them to `out`.
-nonisolated(nonsending) func pull<Object: AnyObject, T>(
-    _ reserved: Reserved<Object>, _ indices: Range<Int>, into out: inout [T], _ element: (Object, Int) -> T
-) async {
-    var k = indices.lowerBound
-    while k < indices.upperBound {
-        out.append(await reserved.query { element($0, k) })
-        k += 1
-        // The queries after a sync are plain reads: no await, so the loop keeps its state in registers.
-        while k < indices.upperBound, let value = reserved.queryIfSynced({ element($0, k) }) {
-            out.append(value)
-            k += 1
-        }
-    }
-}
-
+/// Copies elements `indices` of a reserved object out, one query each (`Reserved.query(each:)`).
 nonisolated(nonsending) func pull<Object: AnyObject, T>(
     _ reserved: Reserved<Object>, _ indices: Range<Int>, _ element: (Object, Int) -> T
 ) async -> [T] {
     var out: [T] = []
     out.reserveCapacity(indices.count)
-    await pull(reserved, indices, into: &out, element)
+    await reserved.query(each: indices, into: &out, element)
     return out
 }
 
@@ -158,7 +144,7 @@ struct QSStages: AsyncStages {
             let (rows, ns) = await crew.whenDone(w) { w in (await w.query { $0.rows }, await w.query { $0.computeNs }) }
             computeNs = max(computeNs, ns)
             await crew.main.separate(crew.workers[w]) { w in
-                await pull(w, 0..<rows.count * n, into: &matrix) { $0.cells[$1] }
+                await w.query(each: 0..<rows.count * n, into: &matrix) { $0.cells[$1] }
             }
         }
         return C.Staged(matrix, computeNs: computeNs)
@@ -187,7 +173,7 @@ struct QSStages: AsyncStages {
             await crew.whenDone(w) { w in
                 computeNs = max(computeNs, await w.query { $0.computeNs })
                 let count = await w.query { $0.mask.count }
-                await pull(w, 0..<count, into: &mask) { $0.mask[$1] }
+                await w.query(each: 0..<count, into: &mask) { $0.mask[$1] }
             }
         }
         return C.Staged(C.Mask(threshold: t, cells: mask), computeNs: computeNs)
@@ -213,7 +199,7 @@ struct QSStages: AsyncStages {
         for w in 0..<crew.count {
             await crew.whenDone(w) { w in
                 let count = await w.query { $0.run.count }
-                await pull(w, 0..<count, into: &all) { $0.run[$1] }
+                await w.query(each: 0..<count, into: &all) { $0.run[$1] }
             }
         }
         // main sorts the candidates and picks the points, sequentially.
@@ -240,8 +226,8 @@ struct QSStages: AsyncStages {
         for w in 0..<crew.count {
             await crew.whenDone(w) { w in
                 let rows = await w.query { $0.vector.count }
-                await pull(w, 0..<rows * m, into: &outer.matrix) { $0.matrix[$1] }
-                await pull(w, 0..<rows, into: &outer.vector) { $0.vector[$1] }
+                await w.query(each: 0..<rows * m, into: &outer.matrix) { $0.matrix[$1] }
+                await w.query(each: 0..<rows, into: &outer.vector) { $0.vector[$1] }
             }
         }
         return C.Staged(outer, computeNs: computeNs)
@@ -268,7 +254,7 @@ struct QSStages: AsyncStages {
         for w in 0..<crew.count {
             await crew.whenDone(w) { w in
                 let rows = await w.query { $0.product.count }
-                await pull(w, 0..<rows, into: &r) { $0.product[$1] }
+                await w.query(each: 0..<rows, into: &r) { $0.product[$1] }
             }
         }
         return C.Staged(r, computeNs: computeNs)
@@ -334,7 +320,7 @@ struct QSStages: AsyncStages {
         var v: [Double] = []
         v.reserveCapacity(m)
         for (w, rows) in blocks.enumerated() {
-            await crew.whenDone(w) { w in await pull(w, 0..<rows.count, into: &v) { $0.vector[$1] } }
+            await crew.whenDone(w) { w in await w.query(each: 0..<rows.count, into: &v) { $0.vector[$1] } }
         }
         let vector = Handler(Shared(v), runtime: runtime)
         for w in blocks.indices {
@@ -347,7 +333,7 @@ struct QSStages: AsyncStages {
         var r: [Double] = []
         r.reserveCapacity(m)
         for (w, rows) in blocks.enumerated() {
-            await crew.whenDone(w) { w in await pull(w, 0..<rows.count, into: &r) { $0.product[$1] } }
+            await crew.whenDone(w) { w in await w.query(each: 0..<rows.count, into: &r) { $0.product[$1] } }
         }
         clock.append(monotonicNanos())
         return C.chainSample(clock: clock, computeNs: computeNs, result: C.productResult(r))

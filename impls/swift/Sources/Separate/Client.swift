@@ -311,6 +311,34 @@ public struct Reserved<Object: AnyObject> {
         return try read(handler.object)
     }
 
+    /// A loop of queries, one per index and with no call between them: `read(object, k)` for each
+    /// k in `indices`, appended to `out` (how the paper's programs copy an array out of a separate
+    /// object). Each sees every call logged before the loop, as a query does. Under static sync
+    /// coalescing (`static`, `all`) the loop syncs once and its queries are plain reads, which is
+    /// what SCOOP/Qs's compiler pass leaves of such a loop; otherwise each is a `query` (under
+    /// `dynamic`, every one after the first is a check of the synced flag and a read).
+    @inlinable
+    public nonisolated(nonsending) func query<T>(each indices: Range<Int>, into out: inout [T],
+                                                 _ read: (Object, Int) throws -> T) async rethrows {
+        guard !indices.isEmpty else { return }
+        if handler.runtime.liftsSyncs {
+            await queue.sync()
+            let object = handler.object
+            for k in indices { out.append(try read(object, k)) }
+            return
+        }
+        var k = indices.lowerBound
+        while k < indices.upperBound {
+            out.append(try await query { try read($0, k) })
+            k += 1
+            // The queries after a sync are plain reads: no await, so the loop keeps its state in registers.
+            while k < indices.upperBound, let value = try queryIfSynced({ try read($0, k) }) {
+                out.append(value)
+                k += 1
+            }
+        }
+    }
+
     /// Waits until the handler has run every call logged so far.
     @inlinable
     public nonisolated(nonsending) func sync() async { await queue.sync() }

@@ -3,8 +3,7 @@
 
 import Synchronization
 
-/// Which of the paper's optimisations are on. Static sync coalescing is a compiler pass over
-/// Eiffel code and has no counterpart in a library: there is no `static` configuration.
+/// Which of the paper's optimisations are on (Sec. 3.4 and 4.4).
 public enum Configuration: String, Sendable, CaseIterable {
     /// The paper's None: one queue per handler, locked by a client for its whole block; every
     /// query syncs; a false wait condition gives the lock back and the client tries again later.
@@ -13,11 +12,18 @@ public enum Configuration: String, Sendable, CaseIterable {
     case qoq
     /// The lock of `none`, with dynamic sync coalescing: a synced handler is not synced again.
     case dynamic
-    /// Queue of queues and dynamic sync coalescing.
+    /// The lock of `none`, with static sync coalescing. The paper's is a compiler pass that removes
+    /// the syncs it can prove redundant, above all by lifting the sync out of a loop of queries
+    /// with no call in it (Sec. 3.4.2). A library has no compiler pass: here it is the query loop
+    /// (`Reserved.query(each:into:_:)`) that syncs once and then reads plainly, as the pass leaves
+    /// such a loop. Queries outside a query loop sync as under `none`.
+    case `static`
+    /// Queue of queues and both kinds of sync coalescing.
     case all
 
-    @inlinable public var locksBlocks: Bool { self == .none || self == .dynamic }
+    @inlinable public var locksBlocks: Bool { self == .none || self == .dynamic || self == .static }
     @inlinable public var coalescesSyncs: Bool { self == .dynamic || self == .all }
+    @inlinable public var liftsSyncs: Bool { self == .static || self == .all }
 }
 
 public final class Runtime: @unchecked Sendable {
@@ -28,6 +34,7 @@ public final class Runtime: @unchecked Sendable {
     public let ownsGlobalExecutor: Bool
     @usableFromInline let locksBlocks: Bool
     @usableFromInline let coalescesSyncs: Bool
+    @usableFromInline let liftsSyncs: Bool
     // Runners with no handler to run, suspended until one is scheduled (Runner.swift).
     private let idle = SpinLock()
     private var idleRunners: [Runner] = []
@@ -49,6 +56,7 @@ public final class Runtime: @unchecked Sendable {
         self.configuration = configuration
         locksBlocks = configuration.locksBlocks
         coalescesSyncs = configuration.coalescesSyncs
+        liftsSyncs = configuration.liftsSyncs
         ownsGlobalExecutor = global && GlobalExecutor.own(pool)
     }
 

@@ -28,6 +28,11 @@ final class Cell {
     var value = 0
 }
 
+final class Row {
+    var values: [Int]
+    init(_ width: Int) { values = Array(repeating: 0, count: width) }
+}
+
 /// Runs `body` with a fresh runtime and shuts it down afterwards. Every other runtime's pool is
 /// the process's global executor (its clients are tasks with no executor preference), so that
 /// each guarantee is checked both ways.
@@ -436,7 +441,38 @@ final class GuaranteeTests: XCTestCase {
         XCTAssertEqual(syncs[.none], 200, "none: every query syncs")
         XCTAssertEqual(syncs[.qoq], 200, "qoq: every query syncs")
         XCTAssertEqual(syncs[.dynamic], 50, "dynamic: one sync per block, the queries after it coalesce")
+        XCTAssertEqual(syncs[.static], 200, "static: queries outside a query loop sync as under none")
         XCTAssertEqual(syncs[.all], 50, "all: one sync per block")
+    }
+
+    /// A query loop sees every call its client logged before it, whatever the configuration; under
+    /// static coalescing (`static`, `all`) it syncs once, under `dynamic` its first query syncs and
+    /// the rest coalesce, under `none` and `qoq` every query syncs (counted by the handler).
+    func testAQueryLoopSeesEveryEarlierCallAndSyncsAsItsConfigurationSays() async {
+        let (rounds, width) = (20, 64)
+        for configuration in Configuration.allCases {
+            let (seen, syncs) = await withRuntime(workers: 2, configuration) { runtime in
+                let handler = Handler(Row(width), runtime: runtime)
+                let client = Client(runtime)
+                var seen: [[Int]] = []
+                for round in 1...rounds {
+                    seen.append(await client.separate(handler) { h -> [Int] in
+                        // A slow call: a read that overtook it would see the round before's row.
+                        await h.call { row in
+                            usleep(200)
+                            row.values = Array(repeating: round, count: width)
+                        }
+                        var out: [Int] = []
+                        await h.query(each: 0..<width, into: &out) { $0.values[$1] }
+                        return out
+                    })
+                }
+                return (seen, handler.syncsServed)
+            }
+            XCTAssertEqual(seen, (1...rounds).map { Array(repeating: $0, count: width) }, "\(configuration)")
+            let perLoop: [Configuration: Int] = [.none: width, .qoq: width, .dynamic: 1, .static: 1, .all: 1]
+            XCTAssertEqual(syncs, rounds * perLoop[configuration]!, "\(configuration)")
+        }
     }
 
     /// `queryIfSynced` reads only where `query` would not sync: after a sync under the coalescing
