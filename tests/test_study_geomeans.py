@@ -63,6 +63,13 @@ def test_another_shape_of_a_port_is_shown_but_is_no_rival(scoop):
     assert geomeans._ahead(scoop, overall, haskell) == 0.5  # its own other shape is not another language
 
 
+def test_ahead_among_the_papers_languages_leaves_out_the_rivals_it_never_measured(scoop):
+    qs = next(e for e in scoop.entrants if e.name == "SCOOP/Qs")
+    overall = {"SCOOP/Qs": 2.0, "Haskell": 4.0, "Erlang": 8.0, "Swift actors": 1.0}
+    assert geomeans._ahead(scoop, overall, qs) == 0.5                        # Swift actors is the best rival
+    assert geomeans._ahead(scoop, overall, qs, published_only=True) == 2.0   # the paper's claim: against Haskell
+
+
 def test_a_shape_of_an_unknown_entrant_is_refused(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text('id = "s"\ntitle = "t"\nsource = "x"\nstatistic = "geomean"\n'

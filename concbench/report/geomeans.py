@@ -179,6 +179,7 @@ class Standing:
     ours: dict[str, Mean]      # "<family>" (T), "<family> C" for swept families, "overall"
     theirs: dict[str, Mean]
     ahead_ours: float | None   # best other race-free overall ÷ this one's (2.0: twice as fast)
+    ahead_ours_among_theirs: float | None   # the same, the rivals only the source's own entrants
     ahead_theirs: float | None
 
 
@@ -202,11 +203,12 @@ def _family_means(study: Study, figures: Figures, entrant: str, cores: dict[str,
     return out
 
 
-def _ahead(study: Study, overall: dict[str, float | None], entrant: Entrant) -> float | None:
+def _ahead(study: Study, overall: dict[str, float | None], entrant: Entrant,
+           published_only: bool = False) -> float | None:
     mine = overall.get(entrant.name)
     # Other languages only: another shape of the same port is not a rival.
     others = [v for e in study.entrants if e.race_free and e.language != entrant.language and not e.shape_of
-              if (v := overall.get(e.name)) is not None]
+              and (e.published or not published_only) if (v := overall.get(e.name)) is not None]
     if not entrant.race_free or mine is None or not others:
         return None
     return min(others) / mine
@@ -238,6 +240,7 @@ def aggregate(study: Study, rows: list[SeriesSummary]) -> Aggregates:
     for entrant in study.entrants:
         theirs_means = published.get(entrant.name, {})
         out.append(Standing(entrant, mine[entrant.name], theirs_means, _ahead(study, overall_ours, entrant),
+                            _ahead(study, overall_ours, entrant, published_only=True) if entrant.published else None,
                             _ahead(study, overall_theirs, entrant) if entrant.published else None))
     return Aggregates(found, ours, theirs, cores, out)
 

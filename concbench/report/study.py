@@ -290,14 +290,15 @@ def _geomean_grid(study: Study, table: list, cores: dict[str, list[int]], theirs
         keys += names
     for key in [*keys, "overall"]:
         columns += [f"{key} ours", f"{key} paper"]
-    columns += ["ahead of best other race-free, ours", "paper"]
+    columns += ["ahead of best other race-free, ours", "ours, among the paper's", "paper"]
     out = []
     for standing in table:
         cells = []
         for key in [*keys, "overall"]:
             cells += [standing.ours[key].text, standing.theirs[key].text if standing.theirs else "–"]
         out.append((standing.entrant.name, "yes" if standing.entrant.race_free else "no", *cells,
-                    *(f"{v:.2f}×" if v is not None else "–" for v in (standing.ahead_ours, standing.ahead_theirs))))
+                    *(f"{v:.2f}×" if v is not None else "–"
+                      for v in (standing.ahead_ours, standing.ahead_ours_among_theirs, standing.ahead_theirs))))
     swept = "; ".join(f"{f.name}: {len(f.benchmarks)} tasks × cores {', '.join(map(str, cores[f.name])) or '–'}"
                       for f in study.families if f.sweep == Sweep.CORES)
     full = []
@@ -311,7 +312,8 @@ def _geomean_grid(study: Study, table: list, cores: dict[str, list[int]], theirs
                 f"Averaged over {swept}; the other families over their tasks (k of n: fewer measured). "
                 "C: compute-only time, T where a language reports none. overall = sqrt(parallel T × concurrent). "
                 "ahead: the best other race-free language's overall ÷ this one's (the paper's '2×' is SCOOP/Qs "
-                "against Haskell). " + "; ".join(full))
+                "against Haskell); among the paper's: the rivals only the languages the paper measured. "
+                + "; ".join(full))
 
 
 def geomean_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
