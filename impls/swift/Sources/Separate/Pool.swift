@@ -134,6 +134,8 @@ final class Worker: @unchecked Sendable {
 }
 
 public final class Pool: TaskExecutor, @unchecked Sendable {
+    // The header, with the reference count, on a line apart from the counters every submit reads.
+    private let headerLine = Padding()
     public let width: Int
     let workers: [Worker]
     // The same, borrowed: an idle worker's search reads the others' slots without retaining them.

@@ -218,7 +218,7 @@ final class PrivateQueue: @unchecked Sendable {
         await ensureRoom()
         await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             syncing = continuation
-            handler.pool.whenSuspended(.sync(.passUnretained(self)))
+            handler.withPool { $0.whenSuspended(.sync(.passUnretained(self))) }
         }
         headSeen = consumed.load(ordering: .acquiring)
         synced = true
@@ -231,7 +231,7 @@ final class PrivateQueue: @unchecked Sendable {
     func awaitGrant(_ condition: @escaping (AnyObject) -> Bool, _ continuation: UnsafeContinuation<Void, Never>) {
         self.condition = condition
         granted = continuation
-        handler.pool.whenSuspended(.reserveWhen(.passUnretained(self)))
+        handler.withPool { $0.whenSuspended(.reserveWhen(.passUnretained(self))) }
     }
 
     /// `awaitSync`, once the client has suspended. Once the sync is logged, the handler may answer
