@@ -199,7 +199,7 @@ final class PrivateQueue: @unchecked Sendable {
         while !hasRoom {
             publish()
             await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                handler.runtime.pool.whenSuspended {
+                handler.withPool { $0.whenSuspended {
                     self.roomContinuation = continuation
                     self.producerWaiting.store(true, ordering: .sequentiallyConsistent)
                     if self.tail &- self.consumed.load(ordering: .sequentiallyConsistent) < self.capacity - 1,
@@ -207,7 +207,7 @@ final class PrivateQueue: @unchecked Sendable {
                         self.roomContinuation = nil
                         continuation.resume()
                     }
-                }
+                } }
             }
             headSeen = consumed.load(ordering: .acquiring)
         }
