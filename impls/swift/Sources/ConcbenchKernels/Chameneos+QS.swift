@@ -3,8 +3,9 @@ import Separate
 /// chameneos/qs (chameneos.md, SCOOP/Qs): every creature and the broker is an object on its own
 /// handler, and a signal object collects the reports that end the run. A request is a call on the
 /// broker logged inside a `separate broker` block; the broker, a client itself, completes a meeting
-/// with a `meet_with` call on both creatures in one block that reserves the two; each creature,
-/// in turn a client, logs its next request from its `meet_with`. Nothing waits but main, on the
+/// with a `meet_with` call on each of the two creatures, each in a block of its own (the stored
+/// program's `send_cham`), the newcomer first; each creature, in turn a client, logs its next
+/// request from its `meet_with`. Nothing waits but main, on the
 /// signal's wait condition. The paper's program ran redux's 10-creature game only; this one plays
 /// both games, as the spec's result has them.
 extension Chameneos {
@@ -84,8 +85,10 @@ extension Chameneos {
                     }
                 case .meet(let r, let partner, let c):
                     let (id, mateId) = (r.id, partner.id)
-                    await client.separate(r.creature, partner.creature) { a, b in
+                    await client.separate(r.creature) { a in
                         await a.call { creature, client in await creature.meet(with: mateId, colour: c, client) }
+                    }
+                    await client.separate(partner.creature) { b in
                         await b.call { creature, client in await creature.meet(with: id, colour: c, client) }
                     }
                 }
