@@ -5,9 +5,9 @@ import Separate
 /// broker logged inside a `separate broker` block; the broker, a client itself, completes a meeting
 /// with a `meet_with` call on each of the two creatures, each in a block of its own (the stored
 /// program's `send_cham`), the newcomer first; each creature, in turn a client, logs its next
-/// request from its `meet_with`. Nothing waits but main, on the
-/// signal's wait condition. The paper's program ran redux's 10-creature game only; this one plays
-/// both games, as the spec's result has them.
+/// request from its `meet_with`. Nothing waits but main, on the signal's wait condition. The
+/// paper's program ran redux's 10-creature game only; this one plays both games, as the spec's
+/// result has them.
 extension Chameneos {
     public static nonisolated(nonsending) func qs(_ runtime: Runtime, _ config: Config) async -> Sample {
         // Main is a client too: it runs on the runtime's threads.
