@@ -84,14 +84,16 @@ extension Chameneos {
                         await c.call { creature, client in await creature.stop(client, signal: signal) }
                     }
                 case .meet(let r, let partner, let c):
-                    let (id, mateId) = (r.id, partner.id)
-                    await client.separate(r.creature) { a in
-                        await a.call { creature, client in await creature.meet(with: mateId, colour: c, client) }
-                    }
-                    await client.separate(partner.creature) { b in
-                        await b.call { creature, client in await creature.meet(with: id, colour: c, client) }
-                    }
+                    await send(r.creature, mate: partner.id, colour: c, client)
+                    await send(partner.creature, mate: r.id, colour: c, client)
                 }
+            }
+        }
+
+        /// `send_cham`: `separate cham do cham.meet_with (c, n) end`, a block of its own per creature.
+        nonisolated(nonsending) func send(_ creature: Handler<Creature>, mate: Int, colour: Colour, _ client: Client) async {
+            await client.separate(creature) { c in
+                await c.call { creature, client in await creature.meet(with: mate, colour: colour, client) }
             }
         }
     }
