@@ -56,6 +56,11 @@ final class AsyncLock: @unchecked Sendable {
         return true
     }
 
+    /// Takes the lock if it is free, without suspending: the common path, inlined into the client
+    /// (`acquire` is `@concurrent`, and a call to it costs its executor check even when the lock is free).
+    @usableFromInline
+    func tryAcquire() -> Bool { tryLock(retrying: false) }
+
     @usableFromInline
     @concurrent func acquire(on pool: Pool) async {
         if tryLock(retrying: false) { return }

@@ -159,7 +159,7 @@ public final class Client: @unchecked Sendable {
         let queue = queueRef(for: handler)
         held += 1
         if handler.locksBlocks {
-            await handler.blockLock.acquire(on: runtime.pool)
+            await handler.lockBlock()
             await queue.put(.begin)
         } else {
             await queue.ensureRoom()
@@ -180,8 +180,8 @@ public final class Client: @unchecked Sendable {
         held += 2
         let (first, second): (HandlerCore, HandlerCore) = a.id < b.id ? (a, b) : (b, a)
         if a.locksBlocks {
-            await first.blockLock.acquire(on: runtime.pool)
-            await second.blockLock.acquire(on: runtime.pool)
+            await first.lockBlock()
+            await second.lockBlock()
             await qa.put(.begin)
             await qb.put(.begin)
         } else {
@@ -209,7 +209,7 @@ public final class Client: @unchecked Sendable {
             precondition(handlers[earlier].id != handlers[later].id, "a block reserves each handler once")
         }
         if handlers.first?.locksBlocks == true {
-            for index in order { await handlers[index].blockLock.acquire(on: runtime.pool) }
+            for index in order { await handlers[index].lockBlock() }
             for queue in queues { await queue.put(.begin) }
         } else {
             var cells: [UnsafeMutableRawPointer] = []

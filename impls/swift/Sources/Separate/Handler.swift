@@ -51,6 +51,12 @@ public class HandlerCore: @unchecked Sendable {
     @usableFromInline final let locksBlocks: Bool
     @usableFromInline let blockLock = AsyncLock()
 
+    /// Takes the block lock: at once where it is free, else by suspending until it is granted.
+    @inlinable @inline(__always)
+    final func lockBlock() async {
+        if !blockLock.tryAcquire() { await blockLock.acquire(on: runtime.pool) }
+    }
+
     // The queue of queues, after D. Vyukov's intrusive multi-producer queue: producers exchange the
     // tail and then link; the handler alone moves the head. Nodes are begin cells, and a stub.
     // (Each side on a cache line of its own, see Padding.)
