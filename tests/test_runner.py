@@ -198,16 +198,29 @@ def test_a_run_delay_the_kernel_did_not_give_is_unknown_not_zero():
     assert runner.ProcessRecord(threads=threads, run_delay_known=False).run_delay_ns is None
 
 
-def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path):
-    # A launcher built with tiny limits (4 live threads followed at once, 3 ended ones listed): the program
-    # starts 5 waves of 3 threads, one wave alive at a time. Every thread is followed, since the limit is on
-    # threads alive at once; the threads beyond the listed ones are summed in one last row.
-    import re
+def _small_launcher(tmp_path):
+    """A launcher built with tiny limits: 4 live threads followed at once, 3 ended ones listed."""
     import subprocess
     from concbench import toolchains
     target = tmp_path / "cb-launch"
     subprocess.run(["cc", "-O2", "-DMAX_TRACKED=4", "-DMAX_ENDED=3", "-o", str(target),
                     *map(str, toolchains.LAUNCHER_SOURCES)], check=True, timeout=60)
+    return target
+
+
+def _threads_seen(record) -> int:
+    """How many threads the launcher followed: the listed ones and those summed in the last row."""
+    import re
+    *listed, summed = record.threads
+    found = re.fullmatch(r"\((\d+) ended\)", summed.name)
+    return len(listed) + (int(found.group(1)) if found and summed.tid == 0 else 1)
+
+
+def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path):
+    # The program starts 5 waves of 3 threads, one wave alive at a time. Every thread is followed, since the
+    # limit is on threads alive at once; the threads beyond the listed ones are summed in one last row.
+    import re
+    target = _small_launcher(tmp_path)
     code = ("import threading, time\n"
             "for wave in range(5):\n"
             "    go = threading.Event()\n"
@@ -219,5 +232,22 @@ def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path)
     assert len(listed) == 3, record.threads
     found = re.fullmatch(r"\((\d+) ended\)", summed.name)
     assert found and summed.tid == 0, summed
-    assert len(listed) + int(found.group(1)) == 1 + 5 * 3, record.threads   # main and every wave's threads
+    assert _threads_seen(record) == 1 + 5 * 3, record.threads   # main and every wave's threads
     assert summed.cpu_ns > 0
+
+
+def test_threads_left_unfollowed_at_the_limit_are_followed_once_others_end(tmp_path):
+    # 7 threads alive at once, 4 followed: when the first wave ends, the second, until then counted as
+    # untracked, must be followed from then on, though the thread count alone (1 followed + 3 untracked
+    # against 4 alive) no longer says that anything changed.
+    target = _small_launcher(tmp_path)
+    code = ("import threading, time\n"
+            "waves = [threading.Event() for _ in range(2)]\n"
+            "threads = [[threading.Thread(target=go.wait) for _ in range(3)] for go in waves]\n"
+            "[t.start() for t in threads[0]]; time.sleep(0.25)\n"
+            "[t.start() for t in threads[1]]; time.sleep(0.25)\n"
+            "waves[0].set(); [t.join() for t in threads[0]]; time.sleep(0.5)\n"
+            "waves[1].set(); [t.join() for t in threads[1]]\n")
+    record = _python(code, target)
+    assert record.exit_code == 0 and record.threads_untracked == 0
+    assert _threads_seen(record) == 1 + 2 * 3, record.threads

@@ -9,7 +9,8 @@
  *
  * Why here and not in Python: the observer must not disturb what it observes on a 2-core
  * machine. Files stay open and are re-read with pread (a /proc seq file regenerates at offset
- * 0), the directory of threads is scanned only when the thread count says something changed,
+ * 0), the directory of threads is scanned only when the thread count says something changed
+ * or a thread ended (a new one may have taken its place, or a slot freed for one left untracked),
  * samples are written in batches a few times a second, and the next sample waits whenever the
  * observer's CPU so far (its wake-ups included) would exceed BUDGET of the time it has observed
  * (a program with hundreds of threads is sampled less often).
@@ -95,6 +96,7 @@ struct observer {
     int fd_proc_stat;
     struct thread *threads;            /* the live ones */
     int count, capacity, untracked;
+    int rescan;                        /* a thread ended: its slot may now follow one counted as untracked */
     struct thread *ended;              /* the first MAX_ENDED that ended, closed */
     int ended_count, ended_capacity;
     struct thread rest;                /* the sum of those that ended after them */
@@ -205,6 +207,7 @@ static void scan_threads(struct observer *o) {
     }
     closedir(dir);
     o->untracked = untracked;
+    o->rescan = 0;
 }
 
 static long long field_after(const char *text, const char *key) {
@@ -332,7 +335,9 @@ int64_t observer_sample(struct observer *o) {
                                      "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %lld %lld %*s %*s %*s %*s %lld %*s %*s %*s %lld",
                                      &utime, &stime, &threads, &rss) : 0;
         if (n == 4 && threads > 0) {
-            if (o->samples == 0 || o->count + o->untracked != threads) scan_threads(o);
+            /* Scan when the count says something changed, or after threads ended: a new thread that took the
+             * place of an ended one leaves the count as it was, as does one left untracked at the limit. */
+            if (o->samples == 0 || o->rescan || o->count + o->untracked != threads) scan_threads(o);
             int with_status = o->samples % STATUS_EVERY == 0;
             int with_waits = o->samples % WAITS_EVERY == WAITS_EVERY / 2;
             int wait_reads = 0;
@@ -350,6 +355,7 @@ int64_t observer_sample(struct observer *o) {
                     voluntary += t->voluntary;
                     involuntary += t->involuntary;
                     end_thread(o, i--);     /* the last live thread moved into slot i: read it next */
+                    o->rescan = 1;
                     continue;
                 }
                 if (with_waits && t->state == 'S' && wait_reads < WAIT_READS) {
