@@ -50,6 +50,11 @@ final class AsyncLock: @unchecked Sendable {
                 return true
             }
         }
+        return takeIfFree()
+    }
+
+    /// Takes the lock if it is free, counting a take over waiting clients' heads; `guardLock` held.
+    private func takeIfFree() -> Bool {
         if locked { return false }
         locked = true
         if hasWaiters { barged += 1 }
@@ -78,9 +83,7 @@ final class AsyncLock: @unchecked Sendable {
     /// joins the waiters (at the head if it was woken and found the lock taken).
     private func wait(_ continuation: UnsafeContinuation<Bool, Never>, atHead: Bool) {
         guardLock.lock()
-        if !locked {
-            locked = true
-            if hasWaiters { barged += 1 }
+        if takeIfFree() {
             guardLock.unlock()
             continuation.resume(returning: true)
             return
