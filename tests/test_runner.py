@@ -198,49 +198,43 @@ def test_a_run_delay_the_kernel_did_not_give_is_unknown_not_zero():
     assert runner.ProcessRecord(threads=threads, run_delay_known=False).run_delay_ns is None
 
 
-def _small_launcher(tmp_path):
-    """A launcher built with tiny limits: 4 live threads followed at once, 3 ended ones listed."""
+def _followed_with_small_limits(tmp_path, code: str):
+    """Runs `code` through a launcher built with tiny limits (4 live threads followed at once, 3 ended ones
+    listed), checks that it exited cleanly with no thread left untracked, and returns its record, the threads
+    listed one by one, and how many the last row sums ("(N ended)", tid 0; 0 where there is no such row)."""
+    import re
     import subprocess
     from concbench import toolchains
     target = tmp_path / "cb-launch"
     subprocess.run(["cc", "-O2", "-DMAX_TRACKED=4", "-DMAX_ENDED=3", "-o", str(target),
                     *map(str, toolchains.LAUNCHER_SOURCES)], check=True, timeout=60)
-    return target
-
-
-def _threads_seen(record) -> int:
-    """How many threads the launcher followed: the listed ones and those summed in the last row."""
-    import re
-    *listed, summed = record.threads
-    found = re.fullmatch(r"\((\d+) ended\)", summed.name)
-    return len(listed) + (int(found.group(1)) if found and summed.tid == 0 else 1)
+    record = _python(code, target)
+    assert record.exit_code == 0 and record.threads_untracked == 0
+    *listed, last = record.threads
+    found = re.fullmatch(r"\((\d+) ended\)", last.name)
+    if found and last.tid == 0:
+        return record, listed, int(found.group(1))
+    return record, [*listed, last], 0
 
 
 def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path):
     # The program starts 5 waves of 3 threads, one wave alive at a time. Every thread is followed, since the
     # limit is on threads alive at once; the threads beyond the listed ones are summed in one last row.
-    import re
-    target = _small_launcher(tmp_path)
     code = ("import threading, time\n"
             "for wave in range(5):\n"
             "    go = threading.Event()\n"
             "    threads = [threading.Thread(target=go.wait) for _ in range(3)]\n"
             "    [t.start() for t in threads]; time.sleep(0.25); go.set(); [t.join() for t in threads]\n")
-    record = _python(code, target)
-    assert record.exit_code == 0 and record.threads_untracked == 0
-    *listed, summed = record.threads
-    assert len(listed) == 3, record.threads
-    found = re.fullmatch(r"\((\d+) ended\)", summed.name)
-    assert found and summed.tid == 0, summed
-    assert _threads_seen(record) == 1 + 5 * 3, record.threads   # main and every wave's threads
-    assert summed.cpu_ns > 0
+    record, listed, summed = _followed_with_small_limits(tmp_path, code)
+    assert len(listed) == 3 and summed > 0, record.threads
+    assert len(listed) + summed == 1 + 5 * 3, record.threads   # main and every wave's threads
+    assert record.threads[-1].cpu_ns > 0
 
 
 def test_threads_left_unfollowed_at_the_limit_are_followed_once_others_end(tmp_path):
     # 7 threads alive at once, 4 followed: when the first wave ends, the second, until then counted as
     # untracked, must be followed from then on, though the thread count alone (1 followed + 3 untracked
     # against 4 alive) no longer says that anything changed.
-    target = _small_launcher(tmp_path)
     code = ("import threading, time\n"
             "waves = [threading.Event() for _ in range(2)]\n"
             "threads = [[threading.Thread(target=go.wait) for _ in range(3)] for go in waves]\n"
@@ -248,6 +242,5 @@ def test_threads_left_unfollowed_at_the_limit_are_followed_once_others_end(tmp_p
             "[t.start() for t in threads[1]]; time.sleep(0.25)\n"
             "waves[0].set(); [t.join() for t in threads[0]]; time.sleep(0.5)\n"
             "waves[1].set(); [t.join() for t in threads[1]]\n")
-    record = _python(code, target)
-    assert record.exit_code == 0 and record.threads_untracked == 0
-    assert _threads_seen(record) == 1 + 2 * 3, record.threads
+    record, listed, summed = _followed_with_small_limits(tmp_path, code)
+    assert len(listed) + summed == 1 + 2 * 3, record.threads
