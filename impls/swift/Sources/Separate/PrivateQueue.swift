@@ -200,9 +200,12 @@ final class PrivateQueue: @unchecked Sendable {
             publish()
             await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 handler.withPool { $0.whenSuspended {
+                    // Read before the flag is up: once it is, the handler may resume the client, whose
+                    // next cell writes `tail` (and a growth `capacity`) while this still runs.
+                    let (tail, capacity) = (self.tail, self.capacity)
                     self.roomContinuation = continuation
                     self.producerWaiting.store(true, ordering: .sequentiallyConsistent)
-                    if self.tail &- self.consumed.load(ordering: .sequentiallyConsistent) < self.capacity - 1,
+                    if tail &- self.consumed.load(ordering: .sequentiallyConsistent) < capacity - 1,
                        self.producerWaiting.exchange(false, ordering: .acquiringAndReleasing) {
                         self.roomContinuation = nil
                         continuation.resume()
