@@ -46,13 +46,13 @@ build: setup
 
 # Toolchains from Debian's packages where we are root (else it prints the command), then builds
 # (a language that fails to build is left out), then the quick suite on every available variant,
-# faithful shapes only, one process per point: about 7 minutes on 2 cores with the builds made (README);
-# `concbench run --runs 3 --all-shapes` for more. It ends by writing the session's HTML report beside
+# faithful shapes only, three processes per point in shuffled rounds, the machine probe judging each run:
+# within 10 minutes on 2 cores with the builds made (README); `--all-shapes` for more. It ends by writing the session's HTML report beside
 # the database (results/session-N/index.html) and printing its path; `concbench report --open` opens it.
 bench: setup
 	-$(BIN)/concbench install
 	-$(BIN)/concbench build
-	$(BIN)/concbench run --size quick --runs 1 --page
+	$(BIN)/concbench run --size quick --runs 3 --page
 
 # The whole suite is pytest: the harness's own tests, `concbench check` of every installed
 # language (protocol, refusals, every shape at test size) and each language's own unit tests.

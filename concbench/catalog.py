@@ -54,6 +54,9 @@ class SizeSet:
     deadline_s: float | None
 
 
+HANDOFF_CATEGORIES = ("message passing", "coordination")
+
+
 @dataclass(frozen=True)
 class Benchmark:
     id: str
@@ -80,6 +83,12 @@ class Benchmark:
     # log-log exponent (`growth_exponent`; spawn-scaling: 1): without one, growth is never judged.
     parallelism_option: str = ""
     growth_exponent: float | None = None
+
+    @property
+    def handoff(self) -> bool:
+        """A program of hand-offs between threads (its category says so): its times swing with the cost of a
+        cross-core hand-off, so the machine probe reads the machine before each of its runs (session.Guard)."""
+        return self.category in HANDOFF_CATEGORIES
 
     def with_defaults(self, param: str, options: dict[str, str]) -> dict[str, str]:
         """The options of a point with the spec's defaults filled in ("{param}" is the parameter)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import secrets
 import shutil
 import tempfile
 import sys
@@ -16,10 +17,12 @@ from . import conformance, describe, environment, regression, runner, session, t
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, series_count, shard_of
+from .probe import Probe
 from .progress import RichProgress
 from .records import RunStatus
 from .report import export
 from .report.choice import every_pair
+from .report.machine import machine_lines, machine_section
 from .report.variants import pair_series
 from .report.scaling import scaling_tables
 from .report.summary import summarise
@@ -64,6 +67,21 @@ class _Database(click.ParamType):
 
 DB_HELP = ("Results database: an SQLite file or a postgresql://user@host:port/db URL (default: $CONCBENCH_DB, "
            "else results/concbench.sqlite).")
+
+
+def _order_options(command):
+    """How a session orders and guards its runs: `run` and `study run` alike."""
+    command = click.option("--no-probe", "no_probe", is_flag=True,
+                           help="Do not read the machine between runs: no run is judged disturbed or run again "
+                                "(for sessions run side by side on purpose).")(command)
+    return click.option("--seed", default=None, type=click.IntRange(min=0),
+                        help="Seed of the order runs go in, each round shuffled (default: a new one, stored; "
+                             "`report` shows it).")(command)
+
+
+def _seed(given: int | None) -> int:
+    """The seed a session shuffles its rounds with: the one given, else a fresh one (stored with the session)."""
+    return given if given is not None else secrets.randbelow(2**31)
 
 
 def _db_option(help: str = DB_HELP):
@@ -245,15 +263,17 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 @click.option("--shard", default=None, metavar="K/N",
               help="Only the K-th of N disjoint parts of the plan (whole series each; for several machines).")
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
+@_order_options
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf, page, shard, resume) -> int:
+                strict, db, export_json, export_csv, export_bmf, page, shard, resume, seed, no_probe) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
         _writable(path, flag)
     catalog = _catalog()
     planner, config = _run_planner(click.get_current_context().params)
-    store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout), db, config, variants,
-                                  resume)
+    store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout, seed=_seed(seed),
+                                                                 probe=not no_probe), db,
+                                  config, variants, resume)
     return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
                            page)
 
@@ -301,6 +321,9 @@ def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None,
     launcher = toolchains.launcher_path(catalog.root / "build")
     if launcher is None:
         err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")
+    probe_binary = toolchains.probe_path(catalog.root / "build") if settings.probe else None
+    if probe_binary is None and settings.probe:
+        err_console.print("no C compiler: no machine probe, so no run is judged quiet or disturbed")
     store = Store(db or _default_db(catalog))
     earlier = session.resumable(store, session.session_config(config, plan, settings)) if resume else None
     done = store.runs(earlier.id) if earlier else []
@@ -313,14 +336,16 @@ def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None,
         from .estimate import estimate as estimated
 
         say(console, estimated(plan, settings.runs, store, settings.timeout_s, done).line())
+    machine = Probe(probe_binary, tuple(environment.allowed_cpus()[:2])) if probe_binary else None
     return store, session.run_session(catalog, store, plan, settings, RichProgress(console), config,
-                                      runner.ProcessExecutor(launcher), earlier)
+                                      runner.ProcessExecutor(launcher), earlier, machine)
 
 
-def _export(fmt: str, record, runs, rows, catalog: Catalog) -> str:
+
+def _export(fmt: str, record, runs, rows, catalog: Catalog, probes=()) -> str:
     """A stored session in one of the export formats (docs/export.md)."""
     if fmt == "json":
-        return export.to_json(record, runs)
+        return export.to_json(record, runs, list(probes))
     if fmt == "csv":
         return export.to_csv(record, runs)
     if fmt == "bmf":
@@ -335,12 +360,13 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     record = store.session(session_id)
     stored = store.runs(session_id)
     rows = summarise(stored)
-    print_summary(console, record, rows, catalog.benchmarks, faithful_shape=catalog.faithful_shape)
+    print_summary(console, record, rows, catalog.benchmarks, faithful_shape=catalog.faithful_shape,
+                  machine=machine_lines(record, stored, store.probes(session_id)))
     unwritten = 0
     for path, fmt in exports:
         if path:
             try:   # its folder was made before the run (_writable)
-                path.write_text(_export(fmt, record, stored, rows, catalog))
+                path.write_text(_export(fmt, record, stored, rows, catalog, store.probes(session_id)))
                 console.print(f"exported {path}")
             except OSError as error:   # checked before the run; the disk can still fill up since
                 err_console.print(f"concbench: {path}: not written ({error.strerror or error}); the session is stored",
@@ -350,7 +376,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     if page and not outcome.interrupted:
         try:
             path = _write_html(default_folder(_beside(catalog, store), session_id), catalog, record,
-                               store.runs(session_id, with_samples=True), [])
+                               store.runs(session_id, with_samples=True), [], probes=store.probes(session_id))
             say(console, f"HTML report: {path} (`concbench report {session_id} --open` opens it)")
         except OSError as error:
             err_console.print(f"concbench: the HTML report was not written ({error.strerror or error}); "
@@ -509,10 +535,11 @@ def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, ope
         return EXIT_OK
     if fmt == "table":
         print_summary(console, record, rows, catalog.benchmarks, notes=notes, wide=wide,
-                      faithful_shape=catalog.faithful_shape, headings=parts.headings())
+                      faithful_shape=catalog.faithful_shape, headings=parts.headings(),
+                      machine=machine_lines(record, runs, store.probes(record.id)))
     else:   # an export is of one session, as its schema says: a part alone
         own = store.runs(record.id)
-        sys.stdout.write(_export(fmt, record, own, summarise(own), catalog))
+        sys.stdout.write(_export(fmt, record, own, summarise(own), catalog, store.probes(record.id)))
     return EXIT_OK
 
 
@@ -523,12 +550,15 @@ def _open_store(catalog: Catalog, db: Path | str | None) -> Store:
     return Store(target)
 
 
-def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, study=None, sections=()) -> Path:
+def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, study=None, sections=(),
+                probes=()) -> Path:
     from .report.html import write_html_report   # matplotlib loads only when a page is wanted
 
-    # A study's published tables travel in its sections, beside ours, not again per benchmark.
+    # A study's published tables travel in its sections, beside ours, not again per benchmark; the machine
+    # probe's readings come first.
+    machine = machine_section(record, runs, list(probes))
     return write_html_report(out_dir, record, runs, catalog, comparisons=comparisons or every_pair(runs),
-                             study=study, extra_sections=sections)
+                             study=study, extra_sections=[*([machine] if machine else []), *sections])
 
 
 def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, comparisons, open_page: bool) -> int:
@@ -537,7 +567,8 @@ def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, compari
     path = (html_dir or default_folder(_beside(catalog, store), record.id)) / PAGE
     if html_dir or not path.is_file() or record.status == "running":
         try:
-            path = _write_html(path.parent, catalog, record, store.runs(record.id, with_samples=True), comparisons)
+            path = _write_html(path.parent, catalog, record, store.runs(record.id, with_samples=True), comparisons,
+                               probes=store.probes(record.id))
         except OSError as error:
             raise UsageError(f"{path}: the page cannot be written there ({error.strerror or error})") from None
         say(console, f"wrote {path}")
@@ -626,6 +657,7 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
             if benchmark is not None and benchmark.repeatable:
                 console.print(f"  {change.label}: or batch it, --option {REPEAT}={regression.repeats_for(change)}",
                               highlight=False)
+    console.print(regression.agreement(changes).line(), highlight=False)
     slower = [c for c in changes if c.assessment == "slower"]
     return EXIT_RUN_FAILED if slower and fail_on_regression else EXIT_OK
 
@@ -668,12 +700,14 @@ def study_list() -> int:
 @_db_option()
 @click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
-def study_run(study_id, scale, db, shard, resume) -> int:
+@_order_options
+def study_run(study_id, scale, db, shard, resume, seed, no_probe) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
     study, planner, config = _study_planner(catalog, click.get_current_context().params)
-    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale]), db, config, resume=resume,
-                                  estimate=True)
+    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale], seed=_seed(seed), probe=not no_probe),
+                                  db, config,
+                                  resume=resume, estimate=True)
     code = _finish_session(catalog, store, outcome, strict=False)
     _print_study(study, summarise(store.runs(outcome.session_id)))
     return code
@@ -745,7 +779,7 @@ def study_report(study_id, session_id, html_dir, db) -> int:
             items = "".join(f"<li>{html.escape(v.line)}{verdict_figure(v, f'verdict-{n}')}</li>"
                             for n, v in enumerate(verdicts))
             sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))
-        path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections)
+        path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
         console.print(f"wrote {path}")
     return EXIT_OK
 

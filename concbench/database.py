@@ -20,8 +20,10 @@ Target = Path | str   # a results file, or a database URL kept as text (a Path f
 SERVER_SCHEMES = ("postgresql", "postgres")
 # A URL however its slashes fared ("postgresql:/x" is one a Path folded); two letters or more, so never "C:/".
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]+):/")
-_USERINFO_PASSWORD = re.compile(r"(://[^:/?#@\s]*:)[^@\s]*?@")
-_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#\s'\"]*")
+# A password may hold spaces (a quoted argument): up to the @ (a URL's password cannot hold a raw /), and a
+# query's up to the next parameter or the end of the quoted URL.
+_USERINFO_PASSWORD = re.compile(r"(://[^:/?#@\s]*:)[^@/\n]*?@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#'\"\n]*")
 # Unless the URL says otherwise: a server that does not answer fails in seconds, and its log names us.
 _CONNECT_DEFAULTS = {"connect_timeout": "10", "application_name": "concbench"}
 _SCHEMA_LOCK = 0x636F6E6362656E63   # "concbenc": the advisory lock held while the tables are created or migrated

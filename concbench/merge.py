@@ -77,6 +77,8 @@ def merge(sources: list[Target], into: Target) -> list[tuple[Target, int, int]]:
                 for run in store.runs(session.id, with_samples=True):
                     run.id = None
                     target.record_run(new_id, run)
+                for reading in store.probes(session.id):
+                    target.record_probe(new_id, reading)
                 copied.append((source, session.id, new_id))
         return copied
     finally:

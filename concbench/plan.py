@@ -215,7 +215,8 @@ class Shard:
 def parse_shard(text: str) -> Shard:
     """`--shard K/N`: the K-th of N parts, 1 ≤ K ≤ N."""
     k, slash, n = text.partition("/")
-    if not slash or not k.isdigit() or not n.isdigit() or not 1 <= int(k) <= int(n):
+    # isdecimal alone takes other scripts' digits ('²' is a digit int() refuses): ASCII ones only.
+    if not slash or not all(part.isascii() and part.isdecimal() for part in (k, n)) or not 1 <= int(k) <= int(n):
         raise UsageError(f"--shard {text!r}: K/N with 1 ≤ K ≤ N, e.g. 2/3")
     return Shard(int(k), int(n))
 

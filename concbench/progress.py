@@ -49,6 +49,9 @@ class RichProgress(Progress):
             self.bar.update(self.task, description=escape(
                 f"{self.current} · iteration {iteration.index + 1}/{point.iterations} {fmt_ns(iteration.ns)}"))
 
+    def note(self, text: str) -> None:
+        (self.bar.console if self.bar is not None else self.console).print(escape(text), highlight=False)
+
     def run_finished(self, run: RunRecord) -> None:
         if self.bar is not None:
             self.bar.advance(self.task)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 from .errors import ProtocolError
@@ -34,16 +35,30 @@ class Metrics:
 Event = Hello | Iteration | Metrics
 
 
+INT64 = range(-(1 << 63), 1 << 63)   # what the store's integer columns hold
+
+
 def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, int) and not isinstance(value, bool) and value in INT64
+
+
+def _is_number(value) -> bool:
+    """A finite number the store can hold (1e999 parses as infinity; 2**63 overflows an integer column)."""
+    return _is_int(value) or (isinstance(value, float) and math.isfinite(value))
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def parse_line(line_number: int, line: str) -> Event:
     """One stdout line to one event; raises ProtocolError naming the line and the fault."""
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, parse_constant=_refuse_constant)
     except json.JSONDecodeError:
         raise ProtocolError(line_number, line, "not a JSON object") from None
+    except ValueError as error:   # NaN, Infinity, -Infinity: Python's extensions of JSON
+        raise ProtocolError(line_number, line, str(error)) from None
     if not isinstance(obj, dict):
         raise ProtocolError(line_number, line, "not a JSON object")
     if "hello" in obj:
@@ -60,16 +75,14 @@ def parse_line(line_number: int, line: str) -> Event:
     if "iteration" in obj:
         index, ns, result = obj.get("iteration"), obj.get("ns"), obj.get("result")
         if not _is_int(index) or not _is_int(ns) or ns < 0:
-            raise ProtocolError(line_number, line, "iteration needs integer 'iteration' and 'ns' >= 0")
+            raise ProtocolError(line_number, line, "iteration needs integer 'iteration' and 'ns' >= 0 (within 64 bits)")
         if not isinstance(result, str):
             raise ProtocolError(line_number, line, "iteration needs a string 'result'")
         return Iteration(index, ns, result)
     if "metrics" in obj:
         values = obj["metrics"]
-        if not isinstance(values, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()
-        ):
-            raise ProtocolError(line_number, line, "metrics must map names to numbers")
+        if not isinstance(values, dict) or not all(_is_number(v) for v in values.values()):
+            raise ProtocolError(line_number, line, "metrics must map names to finite numbers (integers within 64 bits)")
         return Metrics(dict(values))
     raise ProtocolError(line_number, line, "unknown object (expected hello, iteration or metrics)")
 

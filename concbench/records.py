@@ -103,6 +103,20 @@ class WaitRecord:
     threads: int    # distinct threads found in it (up to 32): one lock many threads sleep on stands out
 
 
+@dataclass(frozen=True)
+class ProbeRecord:
+    """One reading of the machine probe (launcher/probe.c), taken between runs: how the machine was doing."""
+
+    at_ns: int                     # wall clock, ns since the epoch (runs' started_at_ns is on the same clock)
+    kind: str                      # baseline | between | retry | end (probe.Kind)
+    roundtrip_ns: float | None     # a cache line's round trip between two of the run's CPUs (None: one CPU)
+    loop_ns: int                   # a fixed integer loop on each CPU, the slower
+    share: float | None            # the loop's CPU time / its wall time, the lower: under 1, another thread took CPU
+    copy_gbps: float               # a memory copy rate
+    probe_ns: int                  # what the probe took, its start included
+    quiet: bool | None = None      # within the session's band around its baseline (None: a baseline reading)
+
+
 @dataclass(kw_only=True)
 class Measures:
     """What the harness measures of a process from outside (runner.py), kept by its run. None = could
@@ -154,6 +168,13 @@ class RunRecord(Measures):
     threads_max: int | None = None
     run_delay_ns: int | None = None       # the threads' run delay, summed (launcher observer)
     harness_cpu_ns: int | None = None     # the harness's CPU, every thread of it, while the run lasted
+    # The machine probe's judgement (probe.py): the run's attempt at its point and run index (0 first, more when
+    # a disturbed one is run again), when it started, whether the readings around it were out of the session's
+    # band (None: not judged, no probe), and how far out: the worse reading's ratio to the baseline.
+    attempt: int = 0
+    started_at_ns: int | None = None
+    disturbed: bool | None = None
+    probe_ratio: float | None = None
     stderr_tail: str = ""
     iterations: list[IterationRecord] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
@@ -189,12 +210,29 @@ class RunRecord(Measures):
         return [it.ns for it in self.iterations if not it.warmup]
 
 
+def counted(runs: Iterable[RunRecord]) -> list[RunRecord]:
+    """The runs every figure is made of: a finished run the machine probe found disturbed is set aside where its
+    series has a quiet finished run; a series with disturbed ones only keeps them (and says so:
+    `disturbed_only`). A run that failed, timed out or was skipped always counts: it is an outcome, not a
+    figure. A run set aside stays in the store, beside the one that replaced it."""
+    runs = list(runs)
+    quiet_series = {run.series_key for run in runs if run.status == RunStatus.OK and not run.disturbed}
+    return [run for run in runs
+            if not (run.disturbed and run.status == RunStatus.OK and run.series_key in quiet_series)]
+
+
+def disturbed_only(runs: Iterable[RunRecord]) -> bool:
+    """Every finished run of these was made while the machine was disturbed."""
+    finished = [run for run in runs if run.status == RunStatus.OK]
+    return bool(finished) and all(run.disturbed for run in finished)
+
+
 @dataclass
 class SessionRecord:
     id: int
     started_at: str
     ended_at: str | None
-    status: str              # running, finished, interrupted, refused
+    status: str              # running, finished, interrupted, refused, crashed
     command: str
     git_commit: str | None
     environment: dict

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import stats
 from .catalog import value_order
-from .records import RunRecord, RunStatus
+from .records import RunRecord, RunStatus, counted
 
 DEFAULT_THRESHOLD = 0.05   # a change smaller than 5 % is never called a regression
 CLOCK_FLOOR_NS = 1_000_000  # pyperf's floor: shorter iterations measure the clock and the scheduler
@@ -55,7 +55,7 @@ def repeats_for(change: SeriesChange) -> int:
 
 def _runs(runs: list[RunRecord]) -> dict[tuple, list[list[int]]]:
     series: dict[tuple, list[list[int]]] = defaultdict(list)
-    for run in runs:
+    for run in counted(runs):
         measured = run.measured_ns()
         if run.status == RunStatus.OK and measured and min(measured) > 0:
             series[run.series_key].append(measured)
@@ -101,6 +101,55 @@ def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],
                                     float(np.median(np.concatenate(a[key]))), float(np.median(np.concatenate(b[key]))),
                                     needed))
     return changes
+
+
+TIE = 0.05   # two variants within 5 % of each other in both sessions: which is fastest is a coin toss
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How far two sessions agree, series by series (median of each series' measured iterations, B/A) and point
+    by point (the fastest variant where two or more ran): can this machine give the same answer twice?"""
+
+    series: int
+    within_10: int          # series with B/A within ±10 %
+    within_1_5: int         # within 1.5x either way
+    points: int             # points (benchmark, options but shape, parameter, cores) with 2+ variants in both
+    same_fastest: int
+    ties: int = 0           # of the others, points whose two fastest are within TIE of each other in both sessions
+
+    def line(self) -> str:
+        def share(n: int, of: int) -> str:
+            return f"{n} of {of} ({n / of:.0%})" if of else "0 of 0"
+        ties = (f" ({share(self.same_fastest + self.ties, self.points)} counting a tie within {TIE:.0%} as the same)"
+                if self.ties else "")
+        return (f"the two sessions agree: {share(self.within_10, self.series)} series within ±10 %, "
+                f"{share(self.within_1_5, self.series)} within 1.5x; the fastest variant is the same at "
+                f"{share(self.same_fastest, self.points)} points{ties}")
+
+
+def _tied(first: SeriesChange, second: SeriesChange) -> bool:
+    return all(abs(getattr(first, side) / getattr(second, side) - 1) <= TIE for side in ("median_a_ns", "median_b_ns"))
+
+
+def agreement(changes: list[SeriesChange]) -> Agreement:
+    paired = [c for c in changes if c.median_a_ns and c.median_b_ns]
+    ratios = [c.median_b_ns / c.median_a_ns for c in paired]
+    points: dict[tuple, list[SeriesChange]] = defaultdict(list)
+    for change in paired:
+        benchmark, _, options, param, cores = change.key
+        rest = " ".join(o for o in options.split() if not o.startswith("shape="))
+        points[(benchmark, rest, param, cores)].append(change)
+    same = ties = contested = 0
+    for group in points.values():
+        if len(group) < 2:
+            continue
+        contested += 1
+        fastest_a, fastest_b = min(group, key=lambda c: c.median_a_ns), min(group, key=lambda c: c.median_b_ns)
+        same += fastest_a is fastest_b
+        ties += fastest_a is not fastest_b and _tied(fastest_a, fastest_b)
+    return Agreement(len(paired), sum(1 for r in ratios if abs(r - 1) <= 0.10),
+                     sum(1 for r in ratios if 1 / 1.5 <= r <= 1.5), contested, same, ties)
 
 
 def runs_for_change(changes: list[SeriesChange], change: float = DEFAULT_THRESHOLD) -> int | None:

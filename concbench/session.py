@@ -5,21 +5,24 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import shlex
 import signal
 import sys
 import time
+from collections import defaultdict, deque
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from . import environment, runner, toolchains
 from .catalog import Catalog, value_order
 from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupted, UsageError
 from .plan import Point
+from .probe import BASELINE_READINGS, Kind, Probe, ProbeError, Watch
 from .protocol import Iteration, Transcript
-from .records import (FAILED_STATUSES, IterationRecord, Measures, Reason, RunRecord, RunStatus, SessionRecord,
-                      options_text)
+from .records import (FAILED_STATUSES, IterationRecord, Measures, ProbeRecord, Reason, RunRecord, RunStatus,
+                      SessionRecord, options_text)
 from .store import Store
 from .verify import Ending, cross_check, judge, verdict
 
@@ -43,6 +46,9 @@ class Progress:
 
     def run_finished(self, run: RunRecord) -> None: ...
 
+    def note(self, text: str) -> None:
+        """A line about the session itself (the machine probe's baseline, a wait for a quiet machine)."""
+
 
 @dataclass
 class SessionResult:
@@ -61,6 +67,21 @@ class Settings:
     # A binary's refusal (exit 2 before hello) stops the session as bad input; `concbench check` records
     # it instead, as a run that failed, since there every request comes from the binary's own description.
     stop_on_refusal: bool = True
+    seed: int = 0                 # shuffles the order of each round (stored; `--seed` repeats an order)
+    # The machine probe (probe.py): a reading every `probe_every_s` of measuring, and before a hand-off
+    # benchmark's run once `handoff_probe_every_s` have passed; a disturbed run is run again up to `attempts`
+    # times in all, while the time spent on runs again and on waiting for a quiet machine stays within
+    # `retry_share` of the session's time so far.
+    probe: bool = True            # False: the machine is not read (`--no-probe`), no run is judged
+    probe_every_s: float = 10.0
+    handoff_probe_every_s: float = 3.0
+    attempts: int = 3
+    retry_share: float = 0.25
+    wait_s: float = 2.0           # between readings while waiting for a quiet machine
+
+    def policy(self) -> dict:
+        """What a session stores of the probe's rules (its config), so that its report can say them."""
+        return {"seed": self.seed, "read": self.probe, "attempts": self.attempts, "retry_share": self.retry_share}
 
 
 def _line_reader(point: Point, transcript: Transcript, verdicts: list[IterationRecord],
@@ -105,9 +126,9 @@ class Session:
     """Runs points through an executor (real processes, or a scripted fake in tests) and records them."""
 
     def __init__(self, catalog: Catalog, store: Store, settings: Settings, progress: Progress,
-                 executor: runner.Executor) -> None:
+                 executor: runner.Executor, probe: Probe | None = None) -> None:
         self.catalog, self.store, self.settings, self.progress = catalog, store, settings, progress
-        self.executor = executor
+        self.executor, self.probe = executor, probe
 
     def _cpus(self, cores: int) -> tuple[int, ...]:
         return tuple(environment.allowed_cpus()[:cores])
@@ -121,6 +142,7 @@ class Session:
         )
         cpus = self._cpus(point.cores)
         timeout = self.settings.timeout_s
+        started_at_ns = time.time_ns()
         spec = runner.LaunchSpec(
             argv=tuple(argv), env=env, cwd=impl.folder, cpus=cpus,
             timeout_s=timeout if timeout is not None else DEFAULT_RUN_TIMEOUT_S,
@@ -143,6 +165,7 @@ class Session:
             cpus=",".join(map(str, cpus)), argv=argv,
             hello=transcript.hello.raw if transcript.hello else None,
             iterations=iterations, metrics=dict(transcript.metrics), harness_cpu_ns=harness_cpu_ns,
+            started_at_ns=started_at_ns,
             **{name: copy.copy(getattr(process, name)) for name in MEASURED},
         )
         judge(run, point.benchmark, point.iterations, ending)
@@ -159,33 +182,147 @@ class Session:
         )
 
     def run_plan(self, session_id: int, plan: list[Point], stored: list[RunRecord] = ()) -> SessionResult:
-        """Rounds of the whole plan, so slow drift of the machine favours no variant. `stored`: the runs a
-        resumed session already holds; they are not run again, and their timeouts still skip larger sizes."""
+        """Rounds of the whole plan, each in its own shuffled order (settings.seed), so that slow drift or a
+        disturbed phase of the machine favours no variant and falls on a few runs of many points. `stored`: the
+        runs a resumed session already holds; they are not run again, and their timeouts still skip larger
+        sizes. With a probe, runs the readings around show disturbed are run again (Guard)."""
         result = SessionResult(session_id, list(stored))
         done = {(*run.series_key, run.run_index) for run in stored}
         timed_out: dict[tuple, str] = {}   # skip key -> smallest parameter that timed out
         for run in stored:
             if run.status == RunStatus.TIMEOUT:
                 _keep_smallest(timed_out, run.skip_key, run.param)
+        guard = Guard(self, session_id, result)
+        guard.begin()
         for run_index in range(self.settings.runs):
-            for point in plan:
+            for point in shuffled(plan, random.Random(f"{self.settings.seed}/{run_index}")):
                 if (*point.series_key, run_index) in done:
                     continue
                 limit = timed_out.get(point.skip_key)
                 if limit is not None and value_order(point.param) > value_order(limit):
                     run = self._skipped(point, run_index, limit)
-                else:
-                    run = self.run_once(point, run_index)
-                    _await_own_termination(run)
-                    if run.status == RunStatus.TIMEOUT:
-                        _keep_smallest(timed_out, point.skip_key, point.param)
-                self.store.record_run(session_id, run)
-                result.runs.append(run)
-                self.progress.run_finished(run)
+                    self.keep(session_id, result, run)
+                    continue
+                run = guard.run(point, run_index)
+                if run.status == RunStatus.TIMEOUT:
+                    _keep_smallest(timed_out, point.skip_key, point.param)
+            guard.retry(wait=False)
+        guard.retry(wait=True)
+        guard.end()
         neutral = {b.id: b.neutral_options for b in self.catalog.benchmarks.values()}
         for run in cross_check(result.runs, neutral):
             self.store.update_verification(run)
         return result
+
+    def keep(self, session_id: int, result: SessionResult, run: RunRecord) -> None:
+        """Store a finished run at once (nothing measured is lost), then show it."""
+        self.store.record_run(session_id, run)
+        result.runs.append(run)
+        self.progress.run_finished(run)
+
+
+def shuffled(plan: list[Point], rng: random.Random) -> list[Point]:
+    """The plan in a random order, except that the sizes of one line (a series' parameters) keep their order
+    among themselves, so that a timeout still skips the larger sizes after it."""
+    order = list(plan)
+    rng.shuffle(order)
+    lines: dict[tuple, deque[Point]] = defaultdict(deque)
+    for point in plan:
+        lines[point.skip_key].append(point)
+    return [lines[point.skip_key].popleft() for point in order]
+
+
+class Guard:
+    """The machine probe around a session's runs: the baseline at the start, a reading between runs (every
+    `probe_every_s`, and before a hand-off benchmark's run), each run judged by the readings before and after it
+    (stored, `disturbed`), a disturbed one run again once the machine reads quiet, within the session's bounds.
+    Without a probe (none compiled, or a scripted executor) runs are not judged."""
+
+    def __init__(self, session: Session, session_id: int, result: SessionResult) -> None:
+        self.session, self.session_id, self.result = session, session_id, result
+        self.settings = session.settings
+        self.probe: Probe | None = session.probe
+        self.watch = Watch([])
+        self.before: ProbeRecord | None = None      # the latest reading
+        self.pending: list[tuple[Point, RunRecord]] = []   # runs since it, judged at the next reading
+        self.queue: deque[tuple[Point, int, int]] = deque()   # disturbed runs to run again: point, index, attempt
+        self.started_ns = time.monotonic_ns()
+        self.retry_ns = 0                           # time spent on runs again and waiting for quiet
+
+    def begin(self) -> None:
+        if self.probe is None:
+            return
+        for _ in range(BASELINE_READINGS):
+            if self._read(Kind.BASELINE) is None:
+                return
+        self.session.progress.note(f"machine probe baseline: {self.watch.current().text()}")
+
+    def run(self, point: Point, run_index: int, attempt: int = 0) -> RunRecord:
+        if self.probe is not None and self.before is not None:
+            since = (time.time_ns() - self.before.at_ns) / 1e9
+            if since >= self.settings.probe_every_s or (
+                    point.benchmark.handoff and since >= self.settings.handoff_probe_every_s):
+                self._read(Kind.BETWEEN)
+        run = self.session.run_once(point, run_index)
+        run.attempt = attempt
+        _await_own_termination(run)
+        self.session.keep(self.session_id, self.result, run)
+        if self.probe is not None and self.before is not None and run.status != RunStatus.SKIPPED:
+            self.pending.append((point, run))
+        return run
+
+    def _read(self, kind: Kind) -> ProbeRecord | None:
+        """A reading, stored; the runs since the previous one judged by the two. A probe that fails is left
+        off for the rest of the session (said once)."""
+        try:
+            reading = self.watch.add(self.probe.read(kind))
+        except ProbeError as error:
+            self.session.progress.note(f"{error}: the rest of the session's runs are not judged")
+            self.probe, self.pending = None, []
+            return None
+        self.session.store.record_probe(self.session_id, reading)
+        if kind != Kind.BASELINE:
+            for point, run in self.pending:
+                run.disturbed, run.probe_ratio = self.watch.judge(self.before, reading)
+                self.session.store.update_probe(run)
+                if run.disturbed and run.attempt + 1 < self.settings.attempts and run.status == RunStatus.OK:
+                    self.queue.append((point, run.run_index, run.attempt + 1))
+            self.pending = []
+        self.before = reading
+        return reading
+
+    def _budget_left(self, spending_ns: int = 0) -> bool:
+        """Runs again and waits so far (and `spending_ns` not yet counted) within retry_share of the rest."""
+        spent = self.retry_ns + spending_ns
+        return spent < self.settings.retry_share * (time.monotonic_ns() - self.started_ns - spent)
+
+    def retry(self, wait: bool) -> None:
+        """Run the queued runs again while the machine reads quiet and the budget lasts; with `wait`, wait for a
+        quiet reading (the session's end), else leave them for the next round's end."""
+        while self.probe is not None and (self.queue or self.pending) and self._budget_left():
+            start = time.monotonic_ns()
+            reading = self._read(Kind.WAIT)
+            if reading is None:
+                break
+            if not reading.quiet:
+                if not wait:
+                    break
+                time.sleep(self.settings.wait_s)
+            else:
+                for _ in range(len(self.queue)):
+                    point, run_index, attempt = self.queue.popleft()
+                    self.run(point, run_index, attempt)
+                    if not self._budget_left(time.monotonic_ns() - start):
+                        break
+            self.retry_ns += time.monotonic_ns() - start
+        if wait and self.queue:
+            self.session.progress.note(
+                f"the machine did not read quiet again within the session's bounds: {len(self.queue)} "
+                "disturbed run(s) not run again (kept, marked disturbed)")
+
+    def end(self) -> None:
+        if self.probe is not None:
+            self._read(Kind.END)
 
 
 # A process ended by SIGTERM, which the harness never sends, was most likely ended together with the harness: a
@@ -256,26 +393,37 @@ def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:
 def session_config(config: dict, plan: list[Point], settings: Settings) -> dict:
     """What a session stores as its config: the command's settings, the plan's size, the runs per point (as
     JSON gives it back, so that a stored config compares equal to a new one)."""
-    return json.loads(json.dumps({**config, "points": len(plan), "runs": settings.runs}))
+    return json.loads(json.dumps({**config, "points": len(plan), "runs": settings.runs, "probe": settings.policy()}))
+
+
+def _without_seed(config: dict) -> dict:
+    """A config as `resumable` matches it: a resumed session keeps its own seed (each run goes where it was)."""
+    return {**config, "probe": {k: v for k, v in config.get("probe", {}).items() if k != "seed"}}
 
 
 # The fields of a session's environment that make its machine what it is (not its host name: the nodes of a
 # cluster are alike): a session resumed where one differs would pool two machines in one session.
 MACHINE = ("cpu_model", "cpus_allowed", "kernel", "machine", "toolchains")
+# A session that did not end as finished or refused: `--resume` goes on with it.
+UNFINISHED = ("running", "interrupted", "crashed")
 
 
 def resumable(store: Store, config: dict) -> SessionRecord | None:
-    """The latest unfinished session (interrupted, or left `running` by a killed harness) started with exactly
-    this config (`session_config`): the same plan, by its identity, the same part of it and the same settings."""
-    unfinished = [s for s in store.sessions() if s.status in ("running", "interrupted") and s.config == config]
+    """The latest unfinished session (interrupted, crashed, or left `running` by a killed harness) started with
+    this config (`session_config`): the same plan, by its identity, the same part of it and the same settings
+    (its order's seed aside)."""
+    unfinished = [s for s in store.sessions() if s.status in UNFINISHED and _without_seed(s.config) == _without_seed(config)]
     return unfinished[-1] if unfinished else None
 
 
 def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Settings, progress: Progress,
-                config: dict, executor: runner.Executor, resume: SessionRecord | None = None) -> Outcome:
+                config: dict, executor: runner.Executor, resume: SessionRecord | None = None,
+                probe: Probe | None = None) -> Outcome:
     """Store the session first, then every run as it ends; Ctrl-C or SIGTERM end it as interrupted, a
-    binary's refusal as refused (RequestRefused goes on to the caller, naming the session). With `resume` (a
-    session of `resumable`), that session goes on instead: the runs it holds are not run again."""
+    binary's refusal as refused (RequestRefused goes on to the caller, naming the session), any other error as
+    crashed (never finished: a resumed session runs what it lacks). With `resume` (a session of `resumable`),
+    that session goes on instead, in its own order: the runs it holds are not run again. `probe`: the machine
+    probe that judges each run (session.Guard); None, runs are not judged."""
     here = environment.capture(toolchain_records(catalog, plan))
     stored: list[RunRecord] = []
     if resume is None:
@@ -289,12 +437,14 @@ def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Set
                              "this one's): resuming it here would pool two machines in one session; use another --db")
         # Its status stays as it was until it ends again (finished, or interrupted once more).
         session_id, stored = resume.id, store.runs(resume.id)
-    session = Session(catalog, store, settings, progress, executor)
+        settings = replace(settings, seed=resume.config.get("probe", {}).get("seed", settings.seed))
+    session = Session(catalog, store, settings, progress, executor, probe)
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
-    result, interrupted, status = None, False, "finished"
+    result, interrupted, status = None, False, "crashed"
     try:
         with progress.live(len(plan) * settings.runs - len(stored)):
             result = session.run_plan(session_id, plan, stored)
+        status = "finished"
     except (KeyboardInterrupt, SessionInterrupted):
         interrupted, status = True, "interrupted"
     except RequestRefused as refusal:

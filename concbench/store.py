@@ -11,9 +11,10 @@ from typing import get_args, get_origin, get_type_hints
 
 from .database import Dialect, Target, connect, is_server, redact, shown
 from .errors import UsageError
-from .records import IterationRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord, field_names
+from .records import (IterationRecord, ProbeRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord,
+                      field_names)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # {id}, {int} and {real} are the dialect's words (database.Dialect); in SQLite they read as they always did.
 _SCHEMA = """
@@ -22,7 +23,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     {id},
     started_at TEXT NOT NULL,
     ended_at TEXT,
-    status TEXT NOT NULL,               -- running | finished | interrupted | refused
+    status TEXT NOT NULL,               -- running | finished | interrupted | refused | crashed
     command TEXT NOT NULL,
     git_commit TEXT,
     environment_json TEXT NOT NULL,
@@ -39,6 +40,7 @@ CREATE TABLE IF NOT EXISTS iterations (
     PRIMARY KEY (run_id, idx)
 );
 {samples}
+{probes}
 {threads}
 {waits}
 CREATE TABLE IF NOT EXISTS metrics (
@@ -51,6 +53,7 @@ CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_id);
 CREATE INDEX IF NOT EXISTS samples_by_run ON samples(run_id);
 CREATE INDEX IF NOT EXISTS threads_by_run ON threads(run_id);
 CREATE INDEX IF NOT EXISTS waits_by_run ON waits(run_id);
+CREATE INDEX IF NOT EXISTS probes_by_session ON probes(session_id);
 """
 
 # The record types declare the tables of runs, samples and threads: one column per field, in field order,
@@ -102,6 +105,8 @@ _RUN_TYPES = get_type_hints(RunRecord)
 _SAMPLE_COLUMNS = _columns(SampleRecord)
 _THREAD_COLUMNS = _columns(ThreadRecord)
 _WAIT_COLUMNS = _columns(WaitRecord)
+_PROBE_COLUMNS = _columns(ProbeRecord)
+_PROBE_TYPES = get_type_hints(ProbeRecord)
 # A run's lists of records, each a table of its own named as the run's field: the record, its columns, and the
 # order rows are read back in ({written}: the order they were written).
 _RECORD_TABLES = {
@@ -125,6 +130,8 @@ def schema(dialect: Dialect) -> list[str]:
         samples=_table("samples", SampleRecord, [run_ref], _SAMPLE_COLUMNS, dialect),
         threads=_table("threads", ThreadRecord, ordered, _THREAD_COLUMNS, dialect),
         waits=_table("waits", WaitRecord, ordered, _WAIT_COLUMNS, dialect),
+        probes=_table("probes", ProbeRecord, [f"session_id {dialect.integer} NOT NULL REFERENCES sessions(id)"],
+                      _PROBE_COLUMNS, dialect),
     )
     return [statement.strip() for statement in script.split(";") if statement.strip()]
 
@@ -145,6 +152,11 @@ MIGRATIONS = {
     # Schema 3 → 4: the hardware counters (instructions and cycles), or why there were none.
     3: [*(f"ALTER TABLE runs ADD COLUMN {c} {{int}}" for c in ("instructions", "cycles")),
         "ALTER TABLE runs ADD COLUMN counters_missing TEXT"],
+    # Schema 4 → 5: the machine probe's judgement of each run (the probes table is new: the schema creates it).
+    # Runs stored before it were never judged: attempt 0, disturbed NULL.
+    4: ["ALTER TABLE runs ADD COLUMN attempt {int} NOT NULL DEFAULT 0",
+        *(f"ALTER TABLE runs ADD COLUMN {c} {{int}}" for c in ("started_at_ns", "disturbed")),
+        "ALTER TABLE runs ADD COLUMN probe_ratio {real}"],
 }
 
 
@@ -203,7 +215,7 @@ class Store:
                 return found
             while version is not None and _migratable(version):
                 for statement in MIGRATIONS[int(version)]:
-                    self.db.execute(statement.format(int=self.db.dialect.integer))
+                    self.db.execute(statement.format(int=self.db.dialect.integer, real=self.db.dialect.real))
                 version = str(int(version) + 1)
             for statement in schema(self.db.dialect):   # a new database's tables, or those a migration lacks
                 self.db.execute(statement)
@@ -273,7 +285,25 @@ class Store:
             self.db.executemany("UPDATE iterations SET verdict = ? WHERE run_id = ? AND idx = ?",
                                 [(_to_sql(it.verdict), run.id, it.index) for it in run.iterations])
 
+    def update_probe(self, run: RunRecord) -> None:
+        """The machine probe's judgement of a stored run, made at the reading after it."""
+        with self.db.transaction():
+            self.db.execute("UPDATE runs SET disturbed = ?, probe_ratio = ? WHERE id = ?",
+                            (_to_sql(run.disturbed), run.probe_ratio, run.id))
+
+    def record_probe(self, session_id: int, reading: ProbeRecord) -> None:
+        values = [_to_sql(getattr(reading, c)) for c in _PROBE_COLUMNS]
+        with self.db.transaction():
+            self.db.execute(f"INSERT INTO probes (session_id, {', '.join(_PROBE_COLUMNS)})"
+                            f" VALUES (?{', ?' * len(_PROBE_COLUMNS)})", [session_id, *values])
+
     # -- reading -------------------------------------------------------------------------
+
+    def probes(self, session_id: int) -> list[ProbeRecord]:
+        """The machine probe's readings of a session, in the order taken."""
+        rows = self.db.execute(f"SELECT {', '.join(_PROBE_COLUMNS)} FROM probes WHERE session_id = ? ORDER BY at_ns",
+                               (session_id,))
+        return [ProbeRecord(**{c: _from_sql(_PROBE_TYPES[c], v) for c, v in zip(_PROBE_COLUMNS, row)}) for row in rows]
 
     def _session(self, row) -> SessionRecord:
         return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), json.loads(row[7]))

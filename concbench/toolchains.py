@@ -116,20 +116,28 @@ def toolchain_version(impl: Implementation) -> str | None:
 
 def launcher_path(build_dir: Path) -> Path | None:
     """The compiled cb-launch, rebuilt when its source is newer; None without a C compiler."""
-    target = build_dir / "cb-launch"
+    return _compiled(build_dir / "cb-launch", LAUNCHER_SOURCES, "the launcher")
+
+
+def probe_path(build_dir: Path) -> Path | None:
+    """The compiled machine probe, cb-probe (launcher/probe.c), built like the launcher; None without a C compiler."""
+    return _compiled(build_dir / "cb-probe", (LAUNCHER_DIR / "probe.c",), "the machine probe", ("-pthread",))
+
+
+def _compiled(target: Path, sources: tuple[Path, ...], what: str, flags: tuple[str, ...] = ()) -> Path | None:
     newest = max(p.stat().st_mtime for p in LAUNCHER_DIR.iterdir())
     if target.exists() and target.stat().st_mtime >= newest:
         return target
     compiler = next((c for c in ("cc", "gcc", "clang") if shutil.which(c)), None)
     if compiler is None:
         return None
-    build_dir.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [compiler, "-O2", "-Wall", "-Wextra", "-o", str(target), *map(str, LAUNCHER_SOURCES)],
+        [compiler, "-O2", "-Wall", "-Wextra", *flags, "-o", str(target), *map(str, sources)],
         capture_output=True, text=True,
     )
     if done.returncode != 0:
-        raise BuildError("cannot compile the launcher", done.stderr)
+        raise BuildError(f"cannot compile {what}", done.stderr)
     return target
 
 

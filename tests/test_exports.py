@@ -72,3 +72,22 @@ def test_output_matches_its_snapshot(name):
         path.write_text(text)
     assert path.exists(), f"no snapshot {path.name}: run with UPDATE_SNAPSHOTS=1 once and review it"
     assert text == path.read_text()
+
+
+def test_the_csv_never_hands_a_spreadsheet_a_formula_but_keeps_numbers():
+    import csv
+    import io
+
+    runs = [_run("swift/sc", 0, [1, 2], result=text) for text in ("=HYPERLINK(\"x\")", "+1+1", "@SUM(A1)", "-1", "-x")]
+    cells = [row["result"] for row in csv.DictReader(io.StringIO(export.to_csv(SESSION, runs)))]
+    assert cells[::2] == ["'=HYPERLINK(\"x\")", "'+1+1", "'@SUM(A1)", "-1", "'-x"]
+
+
+def test_a_figure_that_is_not_a_number_is_exported_as_null_and_the_json_stays_valid():
+    import json
+
+    run = _run("swift/sc", 0, [1, 2])
+    run.metrics = {"rate": float("nan"), "peak": float("inf"), "count": 3}
+    document = json.loads(export.to_json(SESSION, [run]))   # json.loads would accept NaN: check the text too
+    assert document["runs"][0]["metrics"] == {"rate": None, "peak": None, "count": 3}
+    assert "NaN" not in export.to_json(SESSION, [run]) and "Infinity" not in export.to_bmf(summarise([run]))

@@ -177,3 +177,38 @@ def test_environment_differences_name_what_changed_between_the_sessions():
     assert regression.environment_differences({}, {}) == []
     assert regression.environment_differences({"cpus_allowed": "0"}, {"cpus_allowed": "0-3"}) == [
         "cpus_allowed: 0 → 0-3"]
+
+
+def test_agreement_counts_series_within_10_percent_and_the_fastest_variant_per_point():
+    a = [*_runs("x/a", [[100] * 3] * 3), *_runs("x/b", [[200] * 3] * 3),
+         *_runs("x/a", [[100] * 3] * 3, param="30"), *_runs("x/b", [[200] * 3] * 3, param="30")]
+    b = [*_runs("x/a", [[109] * 3] * 3), *_runs("x/b", [[250] * 3] * 3),              # +9 %, +25 %
+         *_runs("x/a", [[300] * 3] * 3, param="30"), *_runs("x/b", [[200] * 3] * 3, param="30")]   # 3x: order swaps
+    agreement = regression.agreement(regression.compare_sessions(a, b))
+    assert (agreement.series, agreement.within_10, agreement.within_1_5) == (4, 2, 3)
+    assert (agreement.points, agreement.same_fastest, agreement.ties) == (2, 1, 0)
+    assert agreement.line() == ("the two sessions agree: 2 of 4 (50%) series within ±10 %, 3 of 4 (75%) within 1.5x; "
+                                "the fastest variant is the same at 1 of 2 (50%) points")
+
+
+def test_a_swap_between_two_variants_within_5_percent_in_both_sessions_is_a_tie():
+    a = [*_runs("x/a", [[100] * 3] * 3), *_runs("x/b", [[104] * 3] * 3)]
+    b = [*_runs("x/a", [[104] * 3] * 3), *_runs("x/b", [[100] * 3] * 3)]
+    agreement = regression.agreement(regression.compare_sessions(a, b))
+    assert (agreement.points, agreement.same_fastest, agreement.ties) == (1, 0, 1)
+    assert agreement.line().endswith("the fastest variant is the same at 0 of 1 (0%) points (1 of 1 (100%) counting "
+                                     "a tie within 5% as the same)")
+    b = [*_runs("x/a", [[110] * 3] * 3), *_runs("x/b", [[100] * 3] * 3)]       # 10 % apart in B: no tie
+    assert regression.agreement(regression.compare_sessions(a, b)).ties == 0
+
+
+def test_a_disturbed_run_is_left_out_where_its_series_has_quiet_ones():
+    quiet, slow = _runs("x/a", [[100] * 3] * 3), _runs("x/a", [[300] * 3])[0]
+    slow.disturbed, slow.run_index = True, 3
+    (change,) = regression.compare_sessions(quiet, [*quiet, slow])
+    assert change.median_b_ns == 100
+    only = _runs("x/a", [[300] * 3] * 2)
+    for run in only:
+        run.disturbed = True
+    (change,) = regression.compare_sessions(quiet, only)
+    assert change.median_b_ns == 300                  # disturbed runs only: kept

@@ -248,3 +248,41 @@ def test_check_records_a_refusal_of_a_described_point_as_a_failed_run(catalog, t
                                settings=Settings(runs=1, stop_on_refusal=False))
     run = result.runs[0]
     assert (run.status, run.reason) == ("crashed", "exit") and "fib 7 is not served here" in run.message
+
+
+def test_a_session_the_harness_fails_in_is_stored_crashed_never_finished(catalog, tmp_path, monkeypatch):
+    plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("fake/ok",), cores=(1,), params=("5", "10")),
+                     set(catalog.variants))
+    store = Store(tmp_path / "s.sqlite")
+    record_run = store.record_run
+    written = []
+
+    def full_disk(session_id, run):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(run)
+        return record_run(session_id, run)
+
+    monkeypatch.setattr(store, "record_run", full_disk)
+    config = session_config({"plan": "p"}, plan, Settings(runs=1))
+    with pytest.raises(OSError):
+        run_session(catalog, store, plan, Settings(runs=1), Progress(), config, ScriptedExecutor(right))
+    (session,) = store.sessions()
+    assert session.status == "crashed" and len(store.runs(session.id)) == 1
+    assert resumable(store, config).id == session.id      # --resume goes on with it
+
+
+def test_each_round_has_its_own_order_which_the_seed_repeats_and_sizes_keep_theirs(catalog, tmp_path):
+    def launched(seed):
+        _, executor, _, _ = _session(catalog, tmp_path / str(seed), right, variants=("fake/ok", "fake/slow"),
+                                     params=("5", "10", "15"), settings=Settings(runs=4, seed=seed))
+        return executor.launched
+
+    first = launched(1)
+    assert first == launched(1) and first != launched(2)
+    rounds = [first[i:i + 6] for i in range(0, 24, 6)]
+    assert len({tuple(r) for r in rounds}) > 1                       # not the same order every round
+    for order in rounds:
+        assert sorted(order) == sorted(rounds[0])                     # every point once a round
+        for model in ("ok", "slow"):
+            assert [p for p, m in order if m == model] == ["5", "10", "15"]   # a line's sizes in order

@@ -55,3 +55,19 @@ def test_the_recorded_c_version_is_the_swift_toolchains_clang():
     version = toolchains.toolchain_version(impl)
     expected = subprocess.run(["/opt/swift/usr/bin/clang", "--version"], capture_output=True, text=True).stdout
     assert version == expected.splitlines()[0]
+
+
+@pytest.mark.parametrize("folder", ["jvm", "scala"])
+def test_the_jvms_own_warnings_never_reach_the_protocols_stdout(folder):
+    # A JVM writes its unified-logging warnings on stdout by default (a perf-data file it cannot use, large pages
+    # it cannot have): on the protocol's channel they break the run. UseLargePages on a machine without them is
+    # a warning every JVM prints, so it stands for them all here.
+    from conftest import installed
+
+    impl = installed(folder)
+    argv, env = impl.base_command(2)
+    flags = argv[:argv.index("-cp")]
+    done = subprocess.run([*flags, "-XX:+UseLargePages", "-version"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout == "", done.stdout
+    assert "openjdk version" in done.stderr

@@ -10,12 +10,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 from collections.abc import Mapping
+from dataclasses import asdict
 from enum import StrEnum
 
 from ..catalog import Benchmark
 from ..errors import UsageError
-from ..records import RunRecord, SessionRecord, field_names
+from ..records import ProbeRecord, RunRecord, SessionRecord, field_names
 from ..verify import Verdict
 from . import render
 from .summary import SeriesSummary
@@ -50,10 +53,25 @@ def run_dict(run: RunRecord) -> dict:
     return out
 
 
-def to_json(session: SessionRecord, runs: list[RunRecord]) -> str:
+def _finite(value):
+    """NaN and infinities, which JSON has no words for, as null ("could not be measured"), all the way down."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _dumps(document) -> str:
+    return json.dumps(_finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def to_json(session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord] = ()) -> str:
     document = {"format_version": JSON_FORMAT_VERSION, "session": _session_dict(session),
-                "runs": [run_dict(run) for run in runs]}
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+                "runs": [run_dict(run) for run in runs], "probes": [asdict(reading) for reading in probes]}
+    return _dumps(document)
 
 
 CSV_COLUMNS = (
@@ -61,6 +79,15 @@ CSV_COLUMNS = (
     "wall_ns", "user_ns", "sys_ns", "max_rss_bytes", "rss_peak_sampled_bytes", "threads_max",
     "iteration", "ns", "result", "verdict", "warmup",
 )
+
+
+_FORMULA = re.compile(r"[=+@\t\r]|-(?![\d.])")
+
+
+def _cell(value):
+    """A text cell a spreadsheet would run as a formula (`=…`, `+…`, `@…`, `-` not before a number) starts with
+    an apostrophe, so the program's output is shown, never run; numbers stay numbers."""
+    return f"'{value}" if isinstance(value, str) and _FORMULA.match(value) else value
 
 
 def to_csv(session: SessionRecord, runs: list[RunRecord]) -> str:
@@ -74,11 +101,11 @@ def to_csv(session: SessionRecord, runs: list[RunRecord]) -> str:
                 str(run.status), run.reason or "", "" if run.stall is None else int(run.stall),
                 run.wall_ns, run.user_ns, run.sys_ns, run.max_rss_bytes, run.rss_peak_sampled_bytes,
                 run.threads_max]
-        head = ["" if v is None else v for v in head]
+        head = ["" if v is None else _cell(v) for v in head]
         if not run.iterations:
             writer.writerow(head + ["", "", "", "", ""])
         for it in run.iterations:
-            writer.writerow(head + [it.index, it.ns, it.result, it.verdict, int(it.warmup)])
+            writer.writerow(head + [it.index, it.ns, _cell(it.result), it.verdict, int(it.warmup)])
     return out.getvalue()
 
 
@@ -118,7 +145,7 @@ def to_bmf(rows: list[SeriesSummary]) -> str:
         if name in document:
             raise UsageError(f"--export-bmf: two series share the Bencher benchmark name {name!r}")
         document[name] = measures
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _dumps(document)
 
 
 def to_markdown(session: SessionRecord, rows: list[SeriesSummary], benchmarks: Mapping[str, Benchmark]) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 from .. import stats
 from ..stats import Note
 from ..catalog import value_order
-from ..records import RunRecord, RunStatus, options_text, series_label
+from ..records import RunRecord, RunStatus, counted, disturbed_only, options_text, series_label
 from ..verify import Verdict
 
 # The metric of models that copy data: the longest worker's compute time (the SCOOP/Qs paper's C).
@@ -19,6 +19,7 @@ COMPUTE = "compute_ns"
 
 FAILED_RUN = "failed runs"
 SKIPPED = "sizes skipped after a timeout"
+DISTURBED = "made on a disturbed machine only"
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,9 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     skipped = [run for run in runs if run.status == RunStatus.SKIPPED]
     if skipped:
         notes.append(Note(SKIPPED, skipped[0].message))
+    if disturbed_only(runs):
+        notes.append(Note(DISTURBED, "every run of this series was made while the machine probe read the machine "
+                                     "as disturbed: its figures may be slow"))
     if summary is not None:
         notes.extend(summary.warnings)
     finished = [run for run in runs if run.status == RunStatus.OK]
@@ -125,9 +129,10 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
 
 
 def summarise(runs: list[RunRecord]) -> list[SeriesSummary]:
-    """One summary per series, ordered by benchmark, variant, shape, cores, parameter."""
+    """One summary per series, ordered by benchmark, variant, shape, cores, parameter; of the runs that count
+    (records.counted: a disturbed run is set aside where its series has quiet ones)."""
     groups: dict[tuple, list[RunRecord]] = defaultdict(list)
-    for run in runs:
+    for run in counted(runs):
         groups[run.series_key].append(run)
     rows = [summarise_series(group) for group in groups.values()]
     return sorted(rows, key=lambda r: (r.benchmark, r.variant, r.shape, r.options, r.cores, value_order(r.param)))

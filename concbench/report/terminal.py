@@ -127,10 +127,11 @@ def _benchmark_tables(rows: list[SeriesSummary], benchmark: str, spec: Benchmark
 def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary],
                   benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False,
                   faithful_shape: Callable[[str, str], str | None] | None = None,
-                  headings: list[str] | None = None) -> None:
+                  headings: list[str] | None = None, machine: list[str] = ()) -> None:
     """The heading (`headings` instead, for the parts of a split plan); for a session of several benchmarks an
     overview and the runs that were not ok; each benchmark's tables; the faithful ports against the best shapes,
-    where both ran (`faithful_shape` names a model's first shape); what measuring cost; then every note
+    where both ran (`faithful_shape` names a model's first shape); what measuring cost; what the machine probe
+    saw (`machine`: report.machine.machine_lines); then every note
     (`notes`), or how many series carry each kind."""
     benchmarks = benchmarks or {}
     param_names = {b.id: b.param_name for b in benchmarks.values()}
@@ -166,6 +167,8 @@ def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSum
     footprint = observer_footprint(rows)
     if footprint:
         say(console, footprint)
+    for line in machine:
+        say(console, line)
     if notes:
         lines = notes_lines(rows)
         console.print("[bold]Notes[/]" if lines else "no notes")

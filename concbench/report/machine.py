@@ -1,0 +1,126 @@
+"""What the machine probe saw in a session (probe.py): its baseline, how often the machine read quiet, the runs
+found disturbed and run again, what probing cost; a session that never read quiet is said so in one line."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..probe import BAND, Kind, Reference
+from ..records import ProbeRecord, RunRecord, SessionRecord, counted, disturbed_only
+
+
+@dataclass(frozen=True)
+class MachineSummary:
+    readings: int                   # after the baseline
+    quiet: int                      # of those
+    reference: Reference
+    disturbed: int                  # runs found disturbed
+    again: int                      # runs that were another attempt at a disturbed one
+    series_disturbed_only: int      # series whose figures rest on disturbed runs only
+    probe_share: float | None       # what the readings took, of the session's time
+    seconds: float | None
+    seed: int | None
+    worst: float                    # the highest ratio of a reading to the reference
+
+    @property
+    def never_quiet(self) -> bool:
+        return self.readings > 0 and self.quiet == 0
+
+
+def _seconds(session: SessionRecord, probes: list[ProbeRecord]) -> float | None:
+    if session.ended_at:
+        return (datetime.fromisoformat(session.ended_at) - datetime.fromisoformat(session.started_at)).total_seconds()
+    return (probes[-1].at_ns - probes[0].at_ns) / 1e9 if len(probes) > 1 else None
+
+
+def summarise_machine(session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord]) -> MachineSummary | None:
+    """None where the session has no readings (no probe, or a session older than the probe)."""
+    baseline = [p for p in probes if p.kind == Kind.BASELINE]
+    later = [p for p in probes if p.kind != Kind.BASELINE]
+    if not baseline:
+        return None
+    reference = Reference.of(baseline)
+    seconds = _seconds(session, probes)
+    series: dict[tuple, list[RunRecord]] = {}
+    for run in counted(runs):
+        series.setdefault(run.series_key, []).append(run)
+    return MachineSummary(
+        readings=len(later), quiet=sum(1 for p in later if p.quiet), reference=reference,
+        disturbed=sum(1 for r in runs if r.disturbed), again=sum(1 for r in runs if r.attempt > 0),
+        series_disturbed_only=sum(1 for group in series.values() if disturbed_only(group)),
+        probe_share=sum(p.probe_ns for p in probes) / 1e9 / seconds if seconds else None,
+        seconds=seconds, seed=session.config.get("probe", {}).get("seed"),
+        worst=max((reference.ratio(p) for p in later), default=1.0),
+    )
+
+
+def machine_lines(session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord]) -> list[str]:
+    """The lines the terminal report prints under the session's heading."""
+    summary = summarise_machine(session, runs, probes)
+    if summary is None:
+        return []
+    cost = f"; probing took {summary.probe_share:.2%} of the session" if summary.probe_share is not None else ""
+    seed = f"; order seed {summary.seed}" if summary.seed is not None else ""
+    lines = [f"Machine probe: baseline {summary.reference.text()}, quiet band {BAND}x; the machine read quiet in "
+             f"{summary.quiet} of {summary.readings} readings{cost}{seed}",
+             f"Runs found disturbed: {summary.disturbed}, run again: {summary.again}"
+             + (f"; {summary.series_disturbed_only} series rest on disturbed runs only (their notes say so)"
+                if summary.series_disturbed_only else "")]
+    if summary.never_quiet:
+        trips = [p.roundtrip_ns for p in probes if p.kind != Kind.BASELINE and p.roundtrip_ns is not None]
+        shares = [p.share for p in probes if p.kind != Kind.BASELINE and p.share is not None]
+        lines.append("The machine never read quiet in this session: every figure rests on disturbed runs"
+                     + (f" (round trip median {statistics.median(trips):.0f} ns" if trips else " (")
+                     + (f", the probe's loop got {statistics.median(shares):.0%} of its CPU" if shares else "")
+                     + f", up to {summary.worst:.1f}x the baseline)")
+    return lines
+
+
+QUIET, DISTURBED, BAND_COLOUR = "#2a7ab0", "#c0392b", "#888888"
+
+
+def machine_section(session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord]) -> tuple[str, str] | None:
+    """The page's section: the probe's readings over the session's time (round trip, loop) against the band, the
+    disturbed runs marked where they started; None without readings."""
+    from html import escape
+
+    from .svg import Panel, Series, chart
+
+    if not probes:
+        return None
+    reference = Reference.of([p for p in probes if p.kind == Kind.BASELINE] or probes)
+    start = min(p.at_ns for p in probes)
+
+    def seconds(at_ns: int) -> float:
+        return (at_ns - start) / 1e9
+
+    def panel(title: str, unit: str, value, level: float | None) -> Panel:
+        shown = [p for p in probes if value(p) is not None]
+        series = [Series([seconds(p.at_ns) for p in shown], [value(p) for p in shown], QUIET, gid="readings",
+                         name="reading", markers=True)]
+        off = [p for p in shown if p.quiet is False]
+        if off:
+            series.append(Series([seconds(p.at_ns) for p in off], [value(p) for p in off], DISTURBED, kind="points",
+                                 gid="disturbed-readings", name="out of band"))
+        if level is not None:
+            edge = [0.0, max(seconds(p.at_ns) for p in probes)]
+            series.append(Series(edge, [level * BAND] * 2, BAND_COLOUR, gid="band", name=f"{BAND}x baseline",
+                                 dashed=True))
+            marked = [r for r in runs if r.disturbed and r.started_at_ns is not None]
+            if marked:
+                series.append(Series([seconds(r.started_at_ns) for r in marked], [level * BAND] * len(marked),
+                                     DISTURBED, kind="points", gid="disturbed-runs", name="a disturbed run starts"))
+        return Panel(title, "seconds into the session", unit, series, legend=True)
+
+    panels = [panel("a cache line's round trip between two CPUs", "ns", lambda p: p.roundtrip_ns,
+                    reference.roundtrip_ns),
+              panel("a fixed integer loop, the slower CPU", "ms", lambda p: p.loop_ns / 1e6, reference.loop_ns / 1e6)]
+    svg = chart(f"machine-{session.id}", panels, 900, 220, columns=2)
+    lines = machine_lines(session, runs, probes)
+    text = "".join(f"<p>{escape(line)}</p>\n" for line in lines)
+    return ("The machine during the session",
+            f"{text}<figure class=\"plot\" data-plot=\"machine\">\n{svg}\n<figcaption>Each reading of the machine probe "
+            "(a point); red: out of the quiet band, and where a run found disturbed started. A disturbed run is kept "
+            "but counted only where its series has no quiet run.</figcaption></figure>")
