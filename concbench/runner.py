@@ -98,6 +98,15 @@ def read_proc_sample(pid: int, t_ns: int) -> Sample | None:
     return Sample(t_ns, rss_pages * _PAGE_BYTES, threads, (utime + stime) * _CLOCK_TICK_NS)
 
 
+def _end_group(pgid: int) -> None:
+    """What the program left running in its process group (a child it did not wait for) ends with the run, so
+    that it takes no CPU from the runs after it."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def was_idle(samples: list[Sample], end_ns: int) -> bool | None:
     """Did the process use under STALL_CPU_S of CPU in its last STALL_WINDOW_S?"""
     if not samples:
@@ -253,14 +262,16 @@ class _Run:
                         if stop and record.aborted is None:
                             record.aborted = stop
                             self._kill(proc)
-                # Descendants may hold stdout open after the program ended: do not wait on them.
-                if self.exit_report is not None and proc.poll() is not None:
+                # Descendants may hold stdout open after the program ended: do not wait on them (they end
+                # with the run's process group).
+                if (self.exit_report is not None or self.launcher is None) and proc.poll() is not None:
                     self._drain(selector, fds)
                     break
         finally:
             if proc.poll() is None:
                 self._kill(proc)
             proc.wait()
+            _end_group(proc.pid)
             self._drain(selector, fds)
             selector.close()
             for stream in (proc.stdout, proc.stderr):

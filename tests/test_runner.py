@@ -110,6 +110,18 @@ def test_an_idle_process_past_its_deadline_is_a_stall_and_its_tree_is_killed(lau
     assert not os.path.exists(f"/proc/{grandchild}") or "Z" in open(f"/proc/{grandchild}/stat").read().split()[2]
 
 
+@pytest.mark.parametrize("through_launcher", [True, False])
+def test_a_child_the_program_leaves_running_ends_with_its_run(launcher, tmp_path, through_launcher):
+    marker = tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {marker}; exit 0"
+    t0 = time.monotonic()
+    record = runner.execute(_spec(["sh", "-c", script]), launcher if through_launcher else None, lambda line: None)
+    assert time.monotonic() - t0 < 10 and record.exit_code == 0 and not record.timed_out
+    child = int(marker.read_text())
+    time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{child}") or "Z" in open(f"/proc/{child}/stat").read().split()[2]
+
+
 @pytest.mark.slow
 def test_a_busy_process_past_its_limit_is_a_timeout_but_not_a_stall(launcher):
     record = runner.execute(_spec([sys.executable, "-c", "while True: pass"], timeout_s=2.5), launcher, lambda line: None)

@@ -24,8 +24,9 @@ LIMIT_S = 150   # each test's own, the cluster's start apart
 FAKE = ["run", "-b", "fib", "-v", "fake/ok", "-v", "fake/slow", "--size", "test", "--runs", "1", "--cores", "1,2"]
 FAKE_PLAN = Request(benchmarks=("fib",), variants=("fake/ok", "fake/slow"), size="test", cores=(1, 2))
 # Three series (one per pad), two sizes, two runs each: a part takes a few seconds, time enough to cancel it.
+# The parts share the one node of the test cluster and disturb each other: without the probe, each run once.
 PADDED = ["run", "-b", "fib", "-v", "fake/slow", "--param", "5,10", "--option", "pad_ms=200,201,202",
-          "--runs", "2", "--iterations", "2", "--warmup", "0"]
+          "--runs", "2", "--iterations", "2", "--warmup", "0", "--no-probe"]
 PADDED_PLAN = Request(benchmarks=("fib",), variants=("fake/slow",), params=("5", "10"),
                       cores=(len(os.sched_getaffinity(0)),), options=(("pad_ms", ("200", "201", "202")),))
 
