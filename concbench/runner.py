@@ -181,10 +181,7 @@ class _Run:
                 proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _end_group(proc.pid)
 
     def _handle_report_line(self, line: str) -> None:
         message = json.loads(line)
