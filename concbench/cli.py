@@ -7,8 +7,9 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 
 import click
@@ -33,15 +34,16 @@ from .report.tables import (
     EXPLAIN_NOTE, benchmarks_table, check_table, comparison_table, explain_table, findings_table, grid_table,
     regression_table, rules_table, scaling_table, variants_table,
 )
-from .report.page import PAGE, default_folder, open_in_browser
+from .report.page import PAGE, default_folder, mark, open_in_browser, shows
 from .report.terminal import make_console, print_summary, say, show
 from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
-from .database import folder_name, has_results, is_server, probe, shown
+from .database import folder_name, has_results, is_server, probe, redact, shown
 from .parts import Whole, runs_of, whole
 from .store import Store
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_HARNESS = 3   # concbench itself failed (the database went away, a bug): never "finished, some runs failed"
 
 # As wide as the terminal; off one (a pipe, a log file), COLUMNS where it is set, else 160 columns.
 console = make_console(sys.stdout)
@@ -74,6 +76,9 @@ def _order_options(command):
     command = click.option("--no-probe", "no_probe", is_flag=True,
                            help="Do not read the machine between runs: no run is judged disturbed or run again "
                                 "(for sessions run side by side on purpose).")(command)
+    command = click.option("--settle", default=0.0, show_default=True, type=click.FloatRange(min=0), metavar="SECONDS",
+                           help="After the rounds, up to SECONDS more on runs of the series whose runs differ by more "
+                                "than 10 %, cheapest first, up to 3 × --runs each.")(command)
     return click.option("--seed", default=None, type=click.IntRange(min=0),
                         help="Seed of the order runs go in, each round shuffled (default: a new one, stored; "
                              "`report` shows it).")(command)
@@ -91,7 +96,13 @@ def _db_option(help: str = DB_HELP):
 def _beside(catalog: Catalog, store: Store) -> Path:
     """What a session's page is written beside unasked: the SQLite file; for a server database, a folder of its
     own under results/ (its session ids are not the file's)."""
-    return store.path or catalog.root / "results" / folder_name(store.location) / "database"
+    return store.path or catalog.root / "results" / folder_name(store.location) / "concbench"
+
+
+def _origin(store: Store, record) -> str:
+    """What a page beside the database is for: the database, the session, when it started (a file replaced by
+    another with a session of the same number is told apart)."""
+    return f"{shown(store.location)} session {record.id} started {record.started_at}"
 
 
 def _available(catalog: Catalog) -> set[str]:
@@ -265,14 +276,14 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 @_order_options
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf, page, shard, resume, seed, no_probe) -> int:
+                strict, db, export_json, export_csv, export_bmf, page, shard, resume, seed, no_probe, settle) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
         _writable(path, flag)
     catalog = _catalog()
     planner, config = _run_planner(click.get_current_context().params)
     store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout, seed=_seed(seed),
-                                                                 probe=not no_probe), db,
+                                                                 probe=not no_probe, settle_s=settle), db,
                                   config, variants, resume)
     return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
                            page)
@@ -377,6 +388,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
         try:
             path = _write_html(default_folder(_beside(catalog, store), session_id), catalog, record,
                                store.runs(session_id, with_samples=True), [], probes=store.probes(session_id))
+            mark(path.parent, _origin(store, record))
             say(console, f"HTML report: {path} (`concbench report {session_id} --open` opens it)")
         except OSError as error:
             err_console.print(f"concbench: the HTML report was not written ({error.strerror or error}); "
@@ -565,10 +577,12 @@ def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, compari
     """`report --html DIR` writes the page; `report --open` opens the one beside the database (writing it
     first when it is not there, or the session is still running), or the one just written."""
     path = (html_dir or default_folder(_beside(catalog, store), record.id)) / PAGE
-    if html_dir or not path.is_file() or record.status == "running":
+    if html_dir or not shows(path.parent, _origin(store, record)) or record.status == "running":
         try:
             path = _write_html(path.parent, catalog, record, store.runs(record.id, with_samples=True), comparisons,
                                probes=store.probes(record.id))
+            if not html_dir:
+                mark(path.parent, _origin(store, record))
         except OSError as error:
             raise UsageError(f"{path}: the page cannot be written there ({error.strerror or error})") from None
         say(console, f"wrote {path}")
@@ -675,7 +689,8 @@ def merge_command(sources, into) -> int:
     from .merge import merge
 
     for source, old, new in merge(list(sources), into):
-        console.print(f"{shown(source)} session {old} → {shown(into)} session {new}", highlight=False, markup=False)
+        where = f"session {new}" if new is not None else "already there (merged before): left as it is"
+        console.print(f"{shown(source)} session {old} → {shown(into)} {where}", highlight=False, markup=False)
     return EXIT_OK
 
 
@@ -701,11 +716,12 @@ def study_list() -> int:
 @click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 @_order_options
-def study_run(study_id, scale, db, shard, resume, seed, no_probe) -> int:
+def study_run(study_id, scale, db, shard, resume, seed, no_probe, settle) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
     study, planner, config = _study_planner(catalog, click.get_current_context().params)
-    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale], seed=_seed(seed), probe=not no_probe),
+    store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale], seed=_seed(seed), probe=not no_probe,
+                                                                 settle_s=settle),
                                   db, config,
                                   resume=resume, estimate=True)
     code = _finish_session(catalog, store, outcome, strict=False)
@@ -933,4 +949,11 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_RUN_FAILED
     except (click.exceptions.Abort, KeyboardInterrupt, SessionInterrupted):
         code = EXIT_INTERRUPTED
+    except Exception as error:   # noqa: BLE001 - one line and its own exit status, whatever failed
+        if os.environ.get("CONCBENCH_TRACEBACK"):
+            traceback.print_exc()
+        err_console.print(f"concbench: failed: {type(error).__name__}: {redact(_one_line(error))} (a session it was "
+                          "running is stored crashed where the database still answered; --resume goes on with it; "
+                          "CONCBENCH_TRACEBACK=1 shows where)", markup=False, highlight=False, soft_wrap=True)
+        code = EXIT_HARNESS
     sys.exit(code if isinstance(code, int) else EXIT_OK)

@@ -91,6 +91,11 @@ def parse_line(line_number: int, line: str) -> Event:
 class Transcript:
     """Everything one run said, checked in order as the lines arrive."""
 
+    # What the run asked for, when known: the variant (its language and model), which hello must name, and the
+    # iterations, past which a program that ignores --iterations is stopped (not run to the time limit).
+    language: str | None = None
+    model: str | None = None
+    most: int | None = None
     hello: Hello | None = None
     iterations: list[Iteration] = field(default_factory=list)
     metrics: dict[str, int | float] = field(default_factory=dict)
@@ -104,6 +109,12 @@ class Transcript:
                 raise ProtocolError(self.lines_seen, line, "a second hello")
             if event.protocol != PROTOCOL_VERSION:
                 raise ProtocolError(self.lines_seen, line, f"protocol {event.protocol} is not {PROTOCOL_VERSION}")
+            # A wrong type is the schema's to name (conformance); a wrong name is another program answering.
+            said = (event.raw.get("language"), event.raw.get("model"))
+            if (self.language is not None and all(isinstance(x, str) for x in said)
+                    and said != (self.language, self.model)):
+                raise ProtocolError(self.lines_seen, line,
+                                    f"hello names {'/'.join(said)}, not {self.language}/{self.model} that was run")
             self.hello = event
         elif self.hello is None:
             raise ProtocolError(self.lines_seen, line, "hello must come first")
@@ -112,6 +123,8 @@ class Transcript:
                 raise ProtocolError(
                     self.lines_seen, line, f"iteration {event.index} where {len(self.iterations)} was due"
                 )
+            if self.most is not None and event.index >= self.most:
+                raise ProtocolError(self.lines_seen, line, f"iteration {event.index + 1} of {self.most} asked for")
             self.iterations.append(event)
         else:
             self.metrics.update(event.values)

@@ -34,6 +34,8 @@ class SeriesChange:
     median_a_ns: float | None = None
     median_b_ns: float | None = None
     runs_needed: int | None = None  # runs per session that would decide an inconclusive series
+    runs_a: tuple = ()              # each session's runs (measured iteration times each), for agreement's ties
+    runs_b: tuple = ()
 
     @property
     def label(self) -> str:
@@ -99,7 +101,7 @@ def compare_sessions(runs_a: list[RunRecord], runs_b: list[RunRecord],
         assessment, needed = classify(comparison, threshold)
         changes.append(SeriesChange(key, comparison, assessment,
                                     float(np.median(np.concatenate(a[key]))), float(np.median(np.concatenate(b[key]))),
-                                    needed))
+                                    needed, tuple(a[key]), tuple(b[key])))
     return changes
 
 
@@ -116,20 +118,33 @@ class Agreement:
     within_1_5: int         # within 1.5x either way
     points: int             # points (benchmark, options but shape, parameter, cores) with 2+ variants in both
     same_fastest: int
-    ties: int = 0           # of the others, points whose two fastest are within TIE of each other in both sessions
+    ties: int = 0           # of the others, points whose two fastest neither session tells apart (_tied)
 
     def line(self) -> str:
         def share(n: int, of: int) -> str:
             return f"{n} of {of} ({n / of:.0%})" if of else "0 of 0"
-        ties = (f" ({share(self.same_fastest + self.ties, self.points)} counting a tie within {TIE:.0%} as the same)"
-                if self.ties else "")
+        ties = (f" ({share(self.same_fastest + self.ties, self.points)} counting as the same a point whose two "
+                f"fastest neither session tells apart)" if self.ties else "")
         return (f"the two sessions agree: {share(self.within_10, self.series)} series within ±10 %, "
                 f"{share(self.within_1_5, self.series)} within 1.5x; the fastest variant is the same at "
                 f"{share(self.same_fastest, self.points)} points{ties}")
 
 
 def _tied(first: SeriesChange, second: SeriesChange) -> bool:
-    return all(abs(getattr(first, side) / getattr(second, side) - 1) <= TIE for side in ("median_a_ns", "median_b_ns"))
+    """Neither session orders the two: in each, they are within TIE of each other, or the 95 % interval of their
+    ratio over that session's own runs (the run as the unit, as compare judges) holds 1. A point where one
+    session separated them and the other put them the other way round is a disagreement."""
+    return all(_apart(getattr(first, side), getattr(second, side), getattr(first, runs), getattr(second, runs))
+               is False for side, runs in (("median_a_ns", "runs_a"), ("median_b_ns", "runs_b")))
+
+
+def _apart(first: float, second: float, first_runs: tuple, second_runs: tuple) -> bool:
+    if abs(first / second - 1) <= TIE:
+        return False
+    if len(first_runs) < 2 or len(second_runs) < 2:
+        return True
+    within = stats.compare_runs(first_runs, second_runs)
+    return not (within.ratio_low <= 1 <= within.ratio_high)
 
 
 def agreement(changes: list[SeriesChange]) -> Agreement:

@@ -32,6 +32,10 @@ IDLE_WAKE_S = 0.5              # with the launcher sampling, the loop wakes at l
 STALL_WINDOW_S = 2.0           # a timeout is a stall when the last 2 s ...
 STALL_CPU_S = 0.1              # ... used less than 0.1 s of CPU (nqueens spec)
 STDERR_TAIL_BYTES = 8192
+# A program's stdout is a few short lines per iteration: a line past LINE_BYTES without its newline, or stdout past
+# STDOUT_BYTES in all, stops the run (a protocol error) before it costs the harness its memory.
+LINE_BYTES = 1 << 20
+STDOUT_BYTES = 64 << 20
 REPORT_PIPE_BYTES = 1 << 20
 _CLOCK_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
@@ -129,6 +133,7 @@ class _Run:
         self.exit_report: dict | None = None
         self.buffers: dict[int, bytearray] = {}
         self.stderr_tail = bytearray()
+        self.stdout_bytes = 0
 
     def start(self) -> subprocess.Popen | None:
         spec = self.spec
@@ -249,6 +254,8 @@ class _Run:
                         self.stderr_tail += chunk
                         del self.stderr_tail[:-STDERR_TAIL_BYTES]
                         continue
+                    if fds[fd] == "stdout" and self._over_limit(fd, chunk, proc):
+                        continue
                     for line in self._split_lines(fd, chunk):
                         if fds[fd] == "report":
                             self._handle_report_line(line)
@@ -286,9 +293,30 @@ class _Run:
             wait = min(wait, last_progress + self.spec.line_deadline_s * 1e9 - now)
         return max(int(wait) + 1, 0)
 
+    def _over_limit(self, fd: int, chunk: bytes, proc: subprocess.Popen | None) -> bool:
+        """Whether this stdout chunk is not to be read: the run was stopped already, or the chunk takes stdout past
+        its caps (the run is stopped here, a protocol error, and what it wrote is let go)."""
+        if self.record.aborted is not None:
+            return True
+        self.stdout_bytes += len(chunk)
+        last = chunk.rfind(b"\n")
+        unfinished = len(chunk) - last - 1 if last >= 0 else len(self.buffers[fd]) + len(chunk)
+        if self.stdout_bytes > STDOUT_BYTES:
+            self.record.aborted = f"more than {STDOUT_BYTES >> 20} MiB on stdout"
+        elif unfinished > LINE_BYTES:
+            self.record.aborted = f"a line longer than {LINE_BYTES >> 20} MiB on stdout"
+        else:
+            return False
+        self.buffers[fd] = bytearray()
+        if proc is not None:
+            self._kill(proc)
+        return True
+
     def _split_lines(self, fd: int, chunk: bytes) -> list[str]:
         buffer = self.buffers[fd]
         buffer += chunk
+        if b"\n" not in chunk:       # a long line arriving in pieces is joined once, not at every piece
+            return []
         *complete, rest = bytes(buffer).split(b"\n")
         self.buffers[fd] = bytearray(rest)
         return [line.decode("utf-8", "replace") for line in complete]
@@ -313,7 +341,7 @@ class _Run:
                     if fds[fd] == "stderr":
                         self.stderr_tail += chunk
                         del self.stderr_tail[:-STDERR_TAIL_BYTES]
-                    else:
+                    elif fds[fd] != "stdout" or not self._over_limit(fd, chunk, None):
                         for line in self._split_lines(fd, chunk):
                             if fds[fd] == "report":
                                 self._handle_report_line(line)

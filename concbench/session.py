@@ -8,6 +8,7 @@ import json
 import random
 import shlex
 import signal
+import statistics
 import sys
 import time
 from collections import defaultdict, deque
@@ -22,7 +23,7 @@ from .plan import Point
 from .probe import BASELINE_READINGS, Kind, Probe, ProbeError, Watch
 from .protocol import Iteration, Transcript
 from .records import (FAILED_STATUSES, IterationRecord, Measures, ProbeRecord, Reason, RunRecord, RunStatus,
-                      SessionRecord, options_text)
+                      SessionRecord, counted, options_text)
 from .store import Store
 from .verify import Ending, cross_check, judge, verdict
 
@@ -78,10 +79,15 @@ class Settings:
     attempts: int = 3
     retry_share: float = 0.25
     wait_s: float = 2.0           # between readings while waiting for a quiet machine
+    # After the rounds, up to `settle_s` seconds more on the series whose runs disagree (run medians spread over
+    # SETTLE_SPREAD), up to SETTLE_FACTOR × runs each, cheapest first (settle): where a program's processes
+    # differ, more of them is what makes its median hold when the session is run again.
+    settle_s: float = 0.0
 
     def policy(self) -> dict:
         """What a session stores of the probe's rules (its config), so that its report can say them."""
-        return {"seed": self.seed, "read": self.probe, "attempts": self.attempts, "retry_share": self.retry_share}
+        return {"seed": self.seed, "read": self.probe, "attempts": self.attempts, "retry_share": self.retry_share,
+                "settle_s": self.settle_s}
 
 
 def _line_reader(point: Point, transcript: Transcript, verdicts: list[IterationRecord],
@@ -119,6 +125,7 @@ def _ending(process: runner.ProcessRecord, transcript: Transcript) -> Ending:
         timed_out=process.timed_out, timeout_kind=process.timeout_kind, stall=process.stall,
         signal=process.signal, exit_code=process.exit_code, stderr_first=first_err,
         hello=transcript.hello is not None, iterations=len(transcript.iterations),
+        claimed_ns=sum(i.ns for i in transcript.iterations), wall_ns=process.wall_ns,
     )
 
 
@@ -148,7 +155,8 @@ class Session:
             timeout_s=timeout if timeout is not None else DEFAULT_RUN_TIMEOUT_S,
             line_deadline_s=None if timeout is not None else point.deadline_s,
         )
-        transcript, iterations = Transcript(), []
+        transcript = Transcript(language=point.variant.language, model=point.variant.model, most=point.iterations)
+        iterations: list[IterationRecord] = []
         self.progress.run_started(point, run_index)
         harness_start = time.process_time_ns()   # every thread of the harness: the loop, the progress display
         process = self.executor.execute(spec, _line_reader(point, transcript, iterations, self.progress), _is_progress)
@@ -208,17 +216,64 @@ class Session:
                     _keep_smallest(timed_out, point.skip_key, point.param)
             guard.retry(wait=False)
         guard.retry(wait=True)
+        self._settle(guard, plan, result)
         guard.end()
         neutral = {b.id: b.neutral_options for b in self.catalog.benchmarks.values()}
         for run in cross_check(result.runs, neutral):
             self.store.update_verification(run)
         return result
 
+    def _settle(self, guard: Guard, plan: list[Point], result: SessionResult) -> None:
+        """More runs of the unsettled series (`unsettled`) while settle_s lasts: each step the one whose runs so far
+        cost least (its mean run time × the runs it has had here), so that cheap noisy series get many runs and
+        dear ones a few; a run that would not fit the time left is not started."""
+        if self.settings.settle_s <= 0:
+            return
+        points = {point.series_key: point for point in plan}
+        deadline = time.monotonic() + self.settings.settle_s
+        extra: dict[tuple, int] = defaultdict(int)
+        noted = False
+        while True:
+            left = deadline - time.monotonic()
+            wanted = [(cost * (extra[key] + 1), key, count) for key, (cost, count)
+                      in unsettled(result.runs, self.settings.runs * SETTLE_FACTOR).items()
+                      if key in points and cost < left]
+            if not wanted:
+                break
+            if not noted:
+                self.progress.note(f"{len(wanted)} series whose runs differ by more than "
+                                   f"{SETTLE_SPREAD - 1:.0%}: more runs, for up to {self.settings.settle_s:g} s")
+                noted = True
+            _, key, count = min(wanted)
+            extra[key] += 1
+            guard.run(points[key], max(r.run_index for r in result.runs if r.series_key == key) + 1)
+            guard.retry(wait=False)
+
     def keep(self, session_id: int, result: SessionResult, run: RunRecord) -> None:
         """Store a finished run at once (nothing measured is lost), then show it."""
         self.store.record_run(session_id, run)
         result.runs.append(run)
         self.progress.run_finished(run)
+
+
+SETTLE_SPREAD = 1.10   # a series is unsettled while its slowest run's median is over 10 % above its fastest's
+SETTLE_FACTOR = 3      # and it has fewer than 3 × --runs finished runs
+
+
+def unsettled(runs: list[RunRecord], most: int) -> dict[tuple, tuple[float, int]]:
+    """The series whose counted runs (2 or more, all finished) disagree: key → (mean run wall seconds, runs)."""
+    series: dict[tuple, list[RunRecord]] = defaultdict(list)
+    for run in counted(runs):
+        series[run.series_key].append(run)
+    found = {}
+    for key, group in series.items():
+        medians = [statistics.median(run.measured_ns()) for run in group
+                   if run.status == RunStatus.OK and run.measured_ns()]
+        if len(medians) < 2 or len(medians) < len(group) or len(group) >= most or min(medians) <= 0:
+            continue
+        if max(medians) / min(medians) > SETTLE_SPREAD:
+            found[key] = (statistics.fmean((run.wall_ns or 0) / 1e9 for run in group), len(group))
+    return found
 
 
 def shuffled(plan: list[Point], rng: random.Random) -> list[Point]:
@@ -452,5 +507,10 @@ def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Set
         raise RequestRefused(f"{refusal} (session {session_id} stopped there, its finished runs kept)") from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-        store.end_session(session_id, status)
+        try:
+            store.end_session(session_id, status)
+        except store.db.errors:
+            # The database went away: a session that ended any other way is told by the error it ended with.
+            if status == "finished":
+                raise
     return Outcome(session_id, result, interrupted)

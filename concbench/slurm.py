@@ -10,6 +10,8 @@ that file is the truth, the queue only says what is pending or running."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -17,11 +19,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .database import shown
+from .database import password_file_line, shown, without_password
 from .errors import UsageError
 from .store import Store
 
 JOB_FILE, SHARD_SCRIPT, MERGE_SCRIPT, MERGED = "job.json", "shards.sh", "merge.sh", "merged"
+# The target's password, where its URL held one: libpq's password file, which only the merge job reads. No other
+# file of the folder holds it, and every file here is its owner's alone (shared storage).
+PASSWORD_FILE = "pgpass"
 
 # squeue's job states (%T), by what they mean for a part: still to run, running, or over. A state not named
 # here (FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, COMPLETED without a finished session, ...) is a failure.
@@ -101,7 +106,7 @@ class Job:
 
     def save(self) -> None:
         document = {k: v for k, v in asdict(self).items() if k != "folder"}
-        (self.folder / JOB_FILE).write_text(json.dumps(document, indent=1) + "\n")
+        write_private(self.folder / JOB_FILE, json.dumps(document, indent=1) + "\n")
 
     @classmethod
     def load(cls, folder: Path) -> "Job":
@@ -116,6 +121,18 @@ class Job:
             raise UsageError(f"{path}: not a job file of concbench slurm ({error})") from None
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write a job file whole (a temporary file renamed over it), readable and writable by its owner only."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        os.fchmod(handle.fileno(), 0o600)   # a temporary file left by an earlier try keeps its old mode otherwise
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
 def newest_folder(jobs_dir: Path) -> Path:
     """The job folder submitted last under `jobs_dir` (results/slurm/)."""
     folders = sorted((p.parent for p in jobs_dir.glob(f"*/{JOB_FILE}")), key=lambda p: (p / JOB_FILE).stat().st_mtime)
@@ -126,8 +143,28 @@ def newest_folder(jobs_dir: Path) -> Path:
 
 # -- the batch scripts ------------------------------------------------------------------------------------------
 
+# What sbatch takes as a partition or a time limit: names, numbers and its separators; never a space, a quote, a
+# newline (a command in the script) or a % (a file name pattern).
+_SLURM_VALUE = re.compile(r"[\w.,:+-]+")
+# A path sbatch reads from a directive, in double quotes: no quote, backslash or control character may end them.
+_PATH_REFUSED = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
+def check_values(job: Job) -> None:
+    """Refuse, in one line, what the job scripts could not hold safely."""
+    for flag, value in (("--partition", job.partition), ("--time", job.time)):
+        if value is not None and not _SLURM_VALUE.fullmatch(value):
+            raise UsageError(f"{flag} {value!r}: not a Slurm {flag[2:]} (letters, digits and . , : + - _ only)")
+    for what, path in (("--dir", str(job.folder)), ("the checkout's path", job.root)):
+        if _PATH_REFUSED.search(path):
+            raise UsageError(f"{what} {path!r}: a quote, backslash or control character, which a job script "
+                             "cannot hold")
+
+
 def _header(job: Job, name: str, log: str) -> list[str]:
-    lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --output={job.folder / log}",
+    # The log's path in double quotes (a space), the folder's own % doubled (sbatch expands %a, %j, ...).
+    folder = str(job.folder).replace("%", "%%")
+    lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f'#SBATCH --output="{folder}/{log}"',
              "#SBATCH --open-mode=append"]   # a part submitted again writes on below its first log
     lines += [f"#SBATCH --partition={job.partition}"] if job.partition else []
     lines += [f"#SBATCH --time={job.time}"] if job.time else []
@@ -147,7 +184,8 @@ def shard_script(job: Job) -> str:
         command,
         "status=$?",
         "# 1 is a finished session some of whose runs failed (a wrong answer, a crash): results like any other, so",
-        "# the task succeeds and the merge takes them. Interrupted (130) or refused (2), the task fails.",
+        "# the task succeeds and the merge takes them. Interrupted (130), refused (2) or concbench failing (3: the",
+        "# session is stored crashed, never finished), the task fails.",
         '[ "$status" -eq 1 ] && exit 0',
         'exit "$status"',
         "",
@@ -157,8 +195,10 @@ def shard_script(job: Job) -> str:
 def merge_script(job: Job) -> str:
     sources = [str(job.shard_file(k)) for k in range(1, job.shards + 1)]   # every part named: one missing fails it
     merge = shlex.join([*job.concbench, "merge", *sources, "--into", job.target])
+    password = job.folder / PASSWORD_FILE
     return "\n".join([
         *_header(job, f"concbench-merge-{job.plan}", "merge.out"),
+        *([f"export PGPASSFILE={shlex.quote(str(password))}"] if password.exists() else []),
         f"cd {shlex.quote(job.root)} || exit 1",
         f"{merge} && date -u +%Y-%m-%dT%H:%M:%SZ > {shlex.quote(str(job.folder / MERGED))}",
         "",
@@ -191,11 +231,17 @@ def submit(job: Job, tools: SlurmTools) -> Submission:
     if (job.folder / JOB_FILE).exists():
         raise UsageError(f"{job.folder}: a job was submitted from this folder already "
                          "(`concbench slurm status` or `resubmit` it, or give another --dir)")
+    check_values(job)
     made = not job.folder.exists()
-    job.folder.mkdir(parents=True, exist_ok=True)
-    scripts = {job.folder / SHARD_SCRIPT: shard_script(job), job.folder / MERGE_SCRIPT: merge_script(job)}
+    job.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    job.target, password = without_password(job.target) if "://" in job.target else (job.target, None)
+    scripts = {}
+    if password is not None:
+        scripts[job.folder / PASSWORD_FILE] = password_file_line(password)
+        write_private(job.folder / PASSWORD_FILE, scripts[job.folder / PASSWORD_FILE])
+    scripts |= {job.folder / SHARD_SCRIPT: shard_script(job), job.folder / MERGE_SCRIPT: merge_script(job)}
     for path, text in scripts.items():
-        path.write_text(text)
+        write_private(path, text)
     try:
         return _submit(job, tools, list(range(1, job.shards + 1)))   # job.json is written once both are in
     except UsageError:

@@ -248,6 +248,18 @@ class Store:
              json.dumps(session.environment), json.dumps(session.config)),
         )
 
+    def copy_whole(self, session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord]) -> int:
+        """A session of another store with its runs and probe readings, in one transaction: all of it or,
+        killed or failing half-way, none (a merge run again finds nothing of it)."""
+        with self.db.transaction():
+            new_id = self.copy_session(session)
+            for run in runs:
+                run.id = None
+                self.record_run(new_id, run)
+            for reading in probes:
+                self.record_probe(new_id, reading)
+        return new_id
+
     def end_session(self, session_id: int, status: str) -> None:
         self.db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?",
                         (_now(), str(status), session_id))

@@ -46,6 +46,9 @@ def missing_metrics(benchmark: Benchmark, param: str, options: dict[str, str],
     return sorted(set(benchmark.metrics_for(param, options)) - set(metrics))
 
 
+CLAIM_SLACK_NS = 1_000_000   # iterations timed inside a process cannot add up to more than its life (clock reads)
+
+
 @dataclass(frozen=True)
 class Ending:
     """How the process ended, as the runner saw it: the facts a judgement needs beside the answers."""
@@ -61,6 +64,8 @@ class Ending:
     stderr_first: str = ""
     hello: bool = True
     iterations: int = 0
+    claimed_ns: int = 0                   # the iterations' own times, summed
+    wall_ns: int | None = None            # the process's wall time, as the runner measured it
 
     @property
     def refused(self) -> bool:
@@ -88,6 +93,9 @@ class Ending:
             return RunStatus.MALFORMED, Reason.PROTOCOL, "no hello line"
         if self.iterations != expected_iterations:
             return RunStatus.MALFORMED, Reason.PROTOCOL, f"ended after {self.iterations} of {expected_iterations} iterations"
+        if self.wall_ns is not None and self.claimed_ns > self.wall_ns + CLAIM_SLACK_NS:
+            return (RunStatus.MALFORMED, Reason.PROTOCOL, f"its iterations claim {self.claimed_ns} ns in all, more "
+                    f"than the {self.wall_ns} ns its process lasted")
         return None
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, Cli
 
 FAKE = ["-b", "fib", "--size", "test", "--runs", "1"]
 
@@ -182,7 +182,7 @@ def test_a_binarys_refusal_before_hello_stops_the_session_as_bad_input(cli):
 @pytest.mark.slow
 def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it(cli, tmp_path, monkeypatch):
     done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--page")
-    page = cli.db.parent / "session-1" / "index.html"
+    page = cli.db.parent / "results-session-1" / "index.html"     # named after its database, results.sqlite
     assert done.returncode == 0, done.stderr
     assert f"HTML report: {page}" in done.stdout and page.is_file()
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
@@ -197,6 +197,18 @@ def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it
     done = cli("report", "--open")
     assert done.returncode == 0 and f"opened {page}" in done.stdout
     assert opened.read_text() == page.as_uri()
+    # Another database in the same folder has a session 1 too: its page is its own, never results.sqlite's.
+    other = Cli(cli.db.parent / "other.sqlite")
+    other("run", *FAKE, "-v", "fake/slow", "--param", "5", "--page")
+    done = other("report", "--open")
+    assert f"opened {cli.db.parent / 'other-session-1' / 'index.html'}" in done.stdout
+    assert "fake/slow" in (cli.db.parent / "other-session-1" / "index.html").read_text()
+    assert "fake/slow" not in page.read_text()
+    # The database replaced by a new one whose session 1 is another: its page is written again, not reused.
+    cli.db.unlink()
+    cli("run", *FAKE, "-v", "fake/slow", "--param", "5")
+    done = cli("report", "--open")
+    assert f"wrote {page}" in done.stdout and "fake/slow" in page.read_text()
 
 
 @pytest.mark.slow

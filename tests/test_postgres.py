@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -330,3 +331,46 @@ def test_bad_input_stops_each_command_in_one_line_before_anything_is_written(pos
         assert message in done.stderr and "Traceback" not in done.stderr and secret not in done.stderr, command
     assert not list(ROOT.glob("postgresql*")) and not list(ROOT.glob("mysql*"))
     assert len(Store(pg).sessions()) == 1   # the refused merge wrote nothing
+
+
+def _stored_runs(url: str) -> int:
+    import psycopg
+    try:
+        return _query(url, "SELECT COUNT(*) FROM runs")[0][0]
+    except psycopg.errors.UndefinedTable:   # the session has not made its tables yet
+        return 0
+
+
+@pytest.mark.faults
+def test_a_server_stopped_mid_run_ends_the_session_in_one_line_and_exit_3_and_resume_goes_on(postgres_server, pg):
+    """pg_ctl stop -m immediate while a session writes: one line, exit status 3 (not 1, which Slurm's tasks take
+    for a finished session), every run stored before kept, none stored as fine that was not; once the server is
+    back, --resume runs only what the session lacks."""
+    # The test server runs without durable commits (synchronous_commit=off, for speed): this session's are durable,
+    # so that what it was told is stored must survive the crash.
+    pg += "&options=-c%20synchronous_commit%3Don"
+    command = [sys.executable, "-m", "concbench", "run", "-b", "spawn-waiting", "-v", "fake/ok", "--param", "2",
+               "--option", "wait_ms=100", "--iterations", "2", "--warmup", "0", "--runs", "8", "--no-probe", "--db", pg]
+    session = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while _stored_runs(pg) < 2:
+            assert time.monotonic() < deadline and session.poll() is None, session.communicate()
+            time.sleep(0.05)
+        before = _stored_runs(pg)
+    finally:
+        postgres_server.stop()
+    try:
+        _, stderr = session.communicate(timeout=60)
+    finally:
+        postgres_server.start()
+    assert session.returncode == 3, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
+    assert stderr.startswith("concbench: failed: OperationalError") and postgres_server.password not in stderr
+    stored = _query(pg, "SELECT status FROM runs")
+    assert len(stored) >= before >= 2 and {s for (s,) in stored} == {"ok"}   # nothing stored was lost
+    assert _query(pg, "SELECT status FROM sessions") == [("running",)]    # never finished
+    resumed = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _query(pg, "SELECT COUNT(*), COUNT(DISTINCT run_index) FROM runs") == [(8, 8)]
+    assert _query(pg, "SELECT status FROM sessions") == [("finished",)]

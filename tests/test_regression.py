@@ -197,8 +197,18 @@ def test_a_swap_between_two_variants_within_5_percent_in_both_sessions_is_a_tie(
     agreement = regression.agreement(regression.compare_sessions(a, b))
     assert (agreement.points, agreement.same_fastest, agreement.ties) == (1, 0, 1)
     assert agreement.line().endswith("the fastest variant is the same at 0 of 1 (0%) points (1 of 1 (100%) counting "
-                                     "a tie within 5% as the same)")
+                                     "as the same a point whose two fastest neither session tells apart)")
     b = [*_runs("x/a", [[110] * 3] * 3), *_runs("x/b", [[100] * 3] * 3)]       # 10 % apart in B: no tie
+    assert regression.agreement(regression.compare_sessions(a, b)).ties == 0
+
+
+def test_a_swap_that_neither_sessions_own_runs_can_order_is_a_tie_and_one_that_a_session_ordered_is_not():
+    # 20 % apart on their medians, but each session's runs of the two overlap: neither session ordered them.
+    a = [*_runs("x/a", [[80] * 3, [100] * 3, [130] * 3]), *_runs("x/b", [[95] * 3, [120] * 3, [150] * 3])]
+    b = [*_runs("x/a", [[95] * 3, [120] * 3, [150] * 3]), *_runs("x/b", [[80] * 3, [100] * 3, [130] * 3])]
+    assert regression.agreement(regression.compare_sessions(a, b)).ties == 1
+    # A's runs separate them (tight, 20 % apart): B putting them the other way round contradicts A.
+    a = [*_runs("x/a", [[100] * 3, [101] * 3, [99] * 3]), *_runs("x/b", [[120] * 3, [121] * 3, [119] * 3])]
     assert regression.agreement(regression.compare_sessions(a, b)).ties == 0
 
 

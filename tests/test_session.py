@@ -61,7 +61,7 @@ class ScriptedExecutor:
         script = self.script(args["--model"], args["--param"])
         record = runner.ProcessRecord(started=True)
         start = self.clock.now_ns
-        lines = ([json.dumps({"hello": {"protocol": 1, "language": "fake", "runtime": "x", "model": "m"}})]
+        lines = ([json.dumps({"hello": {"protocol": 1, "language": "fake", "runtime": "x", "model": args["--model"]}})]
                  if script.hello else [])
         lines += [json.dumps({"iteration": i, "ns": ns, "result": r})
                   for i, (r, ns) in enumerate(zip(script.results, script.ns))]
@@ -286,3 +286,27 @@ def test_each_round_has_its_own_order_which_the_seed_repeats_and_sizes_keep_thei
         assert sorted(order) == sorted(rounds[0])                     # every point once a round
         for model in ("ok", "slow"):
             assert [p for p, m in order if m == model] == ["5", "10", "15"]   # a line's sizes in order
+
+
+def test_settle_runs_the_series_whose_runs_differ_again_cheapest_first_and_leaves_steady_ones(catalog, tmp_path):
+    launches = {"5": 0, "10": 0, "15": 0}
+
+    def script(model, param):
+        launches[param] += 1
+        if param == "5":                              # steady: every process alike
+            return right(model, param)
+        # Runs differing by 50 %: "10" cheap, "15" three times dearer.
+        scale = (3 if param == "15" else 1) * (2 if launches[param] % 2 else 3)
+        return Script(results=[_fib(int(param))] * 3, ns=[scale * 1000] * 3)
+
+    settings = Settings(runs=3, settle_s=60.0)
+    result, executor, store, session_id = _session(catalog, tmp_path, script, params=("5", "10", "15"),
+                                                   settings=settings)
+    counts = {p: sum(1 for r in result.runs if r.param == p) for p in ("5", "10", "15")}
+    assert counts == {"5": 3, "10": 9, "15": 9}        # up to 3 × --runs each, the steady series untouched
+    settled = [p for p, _ in executor.launched[9:]]
+    assert settled[:2] == ["10", "10"]                  # the cheaper one first
+    assert sorted(r.run_index for r in result.runs if r.param == "15") == list(range(9))
+    assert len(store.runs(session_id)) == 21           # every run stored
+    none = _session(catalog, tmp_path / "off", script, params=("5", "10"), settings=Settings(runs=3))[0]
+    assert len(none.runs) == 6                          # without --settle, the rounds only

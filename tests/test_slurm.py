@@ -107,7 +107,8 @@ def merged(folder, env) -> str:
 
 
 def test_three_parts_run_as_a_job_array_and_merge_into_every_point_of_the_plan_once(slurm_cluster, tmp_path):
-    folder, target = tmp_path / "job", tmp_path / "all.sqlite"
+    # A space and a % in the folder: sbatch takes the quoted log path as it is, no pattern of its own expanded.
+    folder, target = tmp_path / "job 50%", tmp_path / "all.sqlite"
     done = concbench("slurm", "submit", "--shards", "3", "--dir", str(folder), "--db", str(target), *FAKE,
                      env=slurm_cluster.env)
     assert done.returncode == 0, done.stderr
@@ -118,6 +119,7 @@ def test_three_parts_run_as_a_job_array_and_merge_into_every_point_of_the_plan_o
     said = merged(folder, slurm_cluster.env)
     assert "3/3 shards finished · merged into" in said
     assert all(f"shard {k}/3  finished" in said for k in (1, 2, 3))
+    assert all((folder / f"shard-{k}.out").is_file() for k in (1, 2, 3)) and (folder / "merge.out").is_file()
     assert points(target) == planned(FAKE_PLAN, runs=1)                  # every point of the plan, each once
     assert {s for (s,) in rows(target, "SELECT status FROM runs")} == {"ok"}
     parts = [(json.loads(c)["shard"]["part"], s) for c, s in rows(target, "SELECT config_json, status FROM sessions")]
@@ -259,3 +261,33 @@ def test_run_resume_goes_on_with_an_interrupted_session_and_runs_nothing_twice(t
     assert other.returncode == 0, other.stderr
     assert "no unfinished session of this plan" in other.stdout
     assert [s for _, s in rows(db, "SELECT id, status FROM sessions")] == ["finished", "finished"]
+
+
+def test_a_password_in_the_target_url_is_kept_only_in_a_password_file_its_owner_alone_reads(tmp_path):
+    tools, calls = fake_slurm(tmp_path)
+    folder = tmp_path / "job"
+    url = "postgresql://bench:s3 cr:t@db.example:5432/results?sslmode=require"
+    done = concbench("slurm", "submit", "--shards", "3", "--dir", str(folder), "--db", url, *FAKE,
+                     env={**os.environ, "PATH": str(tools)})
+    assert done.returncode == 0, done.stderr
+    assert "s3 cr:t" not in done.stdout + done.stderr
+    for path in folder.iterdir():
+        assert path.stat().st_mode & 0o077 == 0, path                       # the owner's alone
+        if path.name != "pgpass":
+            assert "s3 cr" not in path.read_text(), path
+    assert folder.stat().st_mode & 0o077 == 0
+    assert json.loads((folder / "job.json").read_text())["target"] == \
+        "postgresql://bench@db.example:5432/results?sslmode=require"
+    assert (folder / "pgpass").read_text() == "*:*:*:*:s3 cr\\:t\n"          # libpq's escape of ':'
+    assert f"export PGPASSFILE={folder / 'pgpass'}" in (folder / "merge.sh").read_text()
+
+
+@pytest.mark.parametrize("flag, value", [("--partition", "debug\nrm -rf ~"), ("--time", "1:00 --wrap=x"),
+                                         ("--partition", "a%j")])
+def test_a_slurm_value_a_job_script_cannot_hold_is_refused_in_one_line(tmp_path, flag, value):
+    tools, calls = fake_slurm(tmp_path)
+    folder = tmp_path / "job"
+    done = concbench("slurm", "submit", flag, value, "--dir", str(folder), *FAKE, env={**os.environ, "PATH": str(tools)})
+    assert done.returncode == 2 and f"{flag} " in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not calls.exists() and not folder.exists()

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from ..probe import BAND, Kind, Reference
 from ..records import ProbeRecord, RunRecord, SessionRecord, counted, disturbed_only
+from ..session import SETTLE_SPREAD
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,22 @@ def summarise_machine(session: SessionRecord, runs: list[RunRecord], probes: lis
     )
 
 
+def settle_line(session: SessionRecord, runs: list[RunRecord]) -> list[str]:
+    """What `--settle` added: the runs past the session's rounds, and over how many series."""
+    rounds = session.config.get("runs")
+    more = [r for r in runs if rounds is not None and r.run_index >= rounds and r.attempt == 0]
+    if not more:
+        return []
+    return [f"Series whose runs differed by more than {SETTLE_SPREAD - 1:.0%} (--settle "
+            f"{session.config.get('probe', {}).get('settle_s', 0):g} s): {len(more)} more runs over "
+            f"{len({r.series_key for r in more})} series"]
+
+
 def machine_lines(session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord]) -> list[str]:
     """The lines the terminal report prints under the session's heading."""
     summary = summarise_machine(session, runs, probes)
     if summary is None:
-        return []
+        return settle_line(session, runs)
     cost = f"; probing took {summary.probe_share:.2%} of the session" if summary.probe_share is not None else ""
     seed = f"; order seed {summary.seed}" if summary.seed is not None else ""
     lines = [f"Machine probe: baseline {summary.reference.text()}, quiet band {BAND}x; the machine read quiet in "
@@ -75,7 +87,7 @@ def machine_lines(session: SessionRecord, runs: list[RunRecord], probes: list[Pr
                      + (f" (round trip median {statistics.median(trips):.0f} ns" if trips else " (")
                      + (f", the probe's loop got {statistics.median(shares):.0%} of its CPU" if shares else "")
                      + f", up to {summary.worst:.1f}x the baseline)")
-    return lines
+    return lines + settle_line(session, runs)
 
 
 QUIET, DISTURBED, BAND_COLOUR = "#2a7ab0", "#c0392b", "#888888"

@@ -10,9 +10,26 @@ from pathlib import Path
 PAGE = "index.html"
 
 
+ORIGIN = "origin.txt"   # beside a page: which database's session it shows
+
+
 def default_folder(db: Path, session_id: int) -> Path:
-    """results/session-<id>/ beside results/concbench.sqlite: `run --page` writes there, `report --open` reads."""
-    return db.parent / f"session-{session_id}"
+    """results/session-<id>/ beside results/concbench.sqlite: `run --page` writes there, `report --open` reads. Another
+    file's pages are named after it (results/other-session-<id>/), so two databases in one folder never share one."""
+    return db.parent / (f"session-{session_id}" if db.stem == "concbench" else f"{db.stem}-session-{session_id}")
+
+
+def mark(folder: Path, origin: str) -> None:
+    """Note beside a page written unasked which session of which database it shows (`origin`, below)."""
+    (folder / ORIGIN).write_text(origin + "\n")
+
+
+def shows(folder: Path, origin: str) -> bool:
+    """Whether the page there was written for this session (not a database's since replaced, not another's)."""
+    try:
+        return (folder / PAGE).is_file() and (folder / ORIGIN).read_text().strip() == origin
+    except OSError:
+        return False
 
 
 def _browser_at_hand() -> bool:

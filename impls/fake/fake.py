@@ -4,6 +4,7 @@
 TABLE is its one declaration: `fake.py describe` prints it and the argument checks read it."""
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -31,6 +32,11 @@ MODELS = {
     "quadratic": "right answers in a time that grows with N squared",
     "hello-type": "says hello with a number for its language (a wrong type only the protocol's schema catches)",
     "hello-field": "says hello without its runtime (a missing field only the protocol's schema catches)",
+    "impostor": "says hello as go/goroutines, then answers right (another program answering)",
+    "boaster": "right answers, each claiming an hour (more time than its process lasts)",
+    "overrun": "ignores --iterations: right answers without end",
+    "endless-line": "after hello, writes on stdout without end and never a newline",
+    "flood": "after hello, writes metrics lines (valid protocol) without end",
 }
 
 INT = {"int": {"min": 0}}
@@ -43,7 +49,8 @@ TABLE = {
         "options": {"cutoff": INT, "count_spawns": SWITCH, "pad_ms": PAD,
                     "repeat": {"int": {"min": 1, "max": 1000}, "default": "1"}},
         "models": ["ok", "wrong", "wrong-hang", "wrong-crash", "crash", "exit", "hang", "spin", "garbage", "silent",
-                   "threads", "bigrss", "slow", "hello-type", "hello-field"],
+                   "threads", "bigrss", "slow", "hello-type", "hello-field", "impostor", "boaster", "overrun",
+                   "endless-line", "flood"],
     },
     "spawn-waiting": {
         "param": INT,
@@ -180,6 +187,8 @@ def hello(model):
         fields["language"] = 7
     if model == "hello-field":
         del fields["runtime"]
+    if model == "impostor":
+        fields.update(language="go", model="goroutines")
     return fields
 
 
@@ -198,6 +207,15 @@ def misbehave_before(model):
         blob = bytearray(200 * 1024 * 1024)
         for i in range(0, len(blob), 4096):
             blob[i] = 1
+
+
+def flood(model):
+    """What endless-line and flood write until the harness stops them."""
+    if model == "endless-line":
+        while True:
+            sys.stdout.write("x" * 65536)
+    while True:
+        sys.stdout.write('{"metrics": {"fake_metric": 7}}\n' * 4096)
 
 
 def misbehave_after(model, t):
@@ -227,12 +245,14 @@ def main():
         return
     say({"hello": hello(model)})
     misbehave_before(model)
+    if model in ("endless-line", "flood"):
+        flood(model)
     pad_s = int(options.get("pad_ms", "5")) / 1000 if model == "slow" else 0
     # A slowdown the harness cannot see in the options: for regression tests of `concbench compare`.
     pad_s *= float(os.environ.get("CONCBENCH_FAKE_SLOWDOWN", "1"))
     metrics = {}
     repeat = int(options.get("repeat", "1"))
-    for t in range(args.iterations):
+    for t in itertools.count() if model == "overrun" else range(args.iterations):
         t0 = time.monotonic_ns()
         results = set()
         for _ in range(repeat):
@@ -244,7 +264,7 @@ def main():
         result = "|".join(sorted(results))
         if (model == "wrong" and t == 1) or (model in ("wrong-hang", "wrong-crash") and t == 0):
             result = result + "1"
-        say({"iteration": t, "ns": ns, "result": result})
+        say({"iteration": t, "ns": 3600 * 10**9 if model == "boaster" else ns, "result": result})
         misbehave_after(model, t)
     if model == "wrong-metric":
         metrics = {**metrics, "self_meetings": 1}

@@ -20,7 +20,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
 
@@ -35,7 +35,16 @@ class Server:
     folder: Path      # the cluster (data/), its log and its unix socket
     port: int
     password: str
+    control: list[str] = field(default_factory=list)   # pg_ctl with its data folder, as the server's user
+    start_options: list[str] = field(default_factory=list)
     _names = count(1)
+
+    def stop(self) -> None:
+        """As a crash does: the server gone at once, its clients' connections broken (the tests' own faults)."""
+        _run([*self.control, "-m", "immediate", "-w", "stop"])
+
+    def start(self) -> None:
+        _run([*self.control, *self.start_options, "-w", "-t", str(START_LIMIT_S), "start"])
 
     def url(self, database: str = "postgres", tcp: bool = False, password: str | None = None) -> str:
         """A URL of one of the server's databases: by its unix socket (no password), or by TCP with one."""
@@ -118,8 +127,9 @@ def postgres_server():
         # Durability is not what these tests measure: without fsync a database is created in milliseconds.
         options = (f"-p {server.port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off")
-        _run([*prefix, str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
-              "-w", "-t", str(START_LIMIT_S), "start"], log)
+        server.control = [*prefix, str(binaries / "pg_ctl"), "-D", str(data)]
+        server.start_options = ["-l", str(log), "-o", options]
+        _run([*server.control, *server.start_options, "-w", "-t", str(START_LIMIT_S), "start"], log)
         started = True
         yield server
     finally:
