@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from . import conformance, describe, environment, regression, runner, session, toolchains
+from . import cgroups, conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, series_count, shard_of
@@ -76,12 +77,30 @@ def _order_options(command):
     command = click.option("--no-probe", "no_probe", is_flag=True,
                            help="Do not read the machine between runs: no run is judged disturbed or run again "
                                 "(for sessions run side by side on purpose).")(command)
+    command = click.option("--memory-limit", "memory_limit", default=None, metavar="SIZE", callback=_memory_limit,
+                           help="Each run's memory limit (512M, 2G; its control group's): a run over it is killed, "
+                                "`crashed` with reason oom. Needs control groups the harness may make (root).")(command)
     command = click.option("--settle", default=0.0, show_default=True, type=click.FloatRange(min=0), metavar="SECONDS",
                            help="After the rounds, up to SECONDS more on runs of the series whose runs differ by more "
                                 "than 10 %, cheapest first, up to 3 × --runs each.")(command)
     return click.option("--seed", default=None, type=click.IntRange(min=0),
                         help="Seed of the order runs go in, each round shuffled (default: a new one, stored; "
                              "`report` shows it).")(command)
+
+
+def _memory_limit(ctx, param, text: str | None) -> int | None:
+    """--memory-limit's bytes, refused in one line where it is no size or the machine cannot enforce it."""
+    if text is None:
+        return None
+    match = re.fullmatch(r"(\d+)([KMG]?)(?:i?B)?", text.strip(), re.IGNORECASE)
+    if match is None or int(match[1]) == 0:
+        raise click.BadParameter(f"{text!r}: a size such as 512M or 2G")
+    limit = int(match[1]) << {"": 0, "K": 10, "M": 20, "G": 30}[match[2].upper()]
+    where = cgroups.layout()
+    if where is None or where.memory is None:
+        raise click.BadParameter("this machine gives the harness no memory control group to limit a run with "
+                                 "(cgroup v1's memory hierarchy, or v2 with memory delegated; as root)")
+    return limit
 
 
 def _seed(given: int | None) -> int:
@@ -276,14 +295,16 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 @_order_options
 def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf, page, shard, resume, seed, no_probe, settle) -> int:
+                strict, db, export_json, export_csv, export_bmf, page, shard, resume, seed, no_probe, settle,
+                memory_limit) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
     for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
         _writable(path, flag)
     catalog = _catalog()
     planner, config = _run_planner(click.get_current_context().params)
     store, outcome = _run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout, seed=_seed(seed),
-                                                                 probe=not no_probe, settle_s=settle), db,
+                                                                 probe=not no_probe, settle_s=settle,
+                                                                 memory_limit_bytes=memory_limit), db,
                                   config, variants, resume)
     return _finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
                            page)
@@ -716,12 +737,12 @@ def study_list() -> int:
 @click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 @_order_options
-def study_run(study_id, scale, db, shard, resume, seed, no_probe, settle) -> int:
+def study_run(study_id, scale, db, shard, resume, seed, no_probe, settle, memory_limit) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
     catalog = _catalog()
     study, planner, config = _study_planner(catalog, click.get_current_context().params)
     store, outcome = _run_session(catalog, planner, Settings(runs=study.runs[scale], seed=_seed(seed), probe=not no_probe,
-                                                                 settle_s=settle),
+                                                                 settle_s=settle, memory_limit_bytes=memory_limit),
                                   db, config,
                                   resume=resume, estimate=True)
     code = _finish_session(catalog, store, outcome, strict=False)

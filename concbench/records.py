@@ -28,6 +28,7 @@ class Reason(StrEnum):
     METRIC = "metric"              # a deterministic metric differs from the spec
     FAILED_TO_START = "failed-to-start"
     AFTER_TIMEOUT = "after-timeout"
+    OOM = "oom"                    # killed by the kernel's OOM killer in the run's control group
 
 
 FAILED_STATUSES = (RunStatus.WRONG, RunStatus.CRASHED, RunStatus.MALFORMED, RunStatus.DISAGREE)

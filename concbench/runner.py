@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .records import SampleRecord as Sample   # t_ns since the launch, rss, threads, cpu so far
-from . import syscalls
+from . import cgroups, syscalls
 from .records import Measures, ThreadRecord, WaitRecord
 
 SAMPLE_INTERVAL_S = 0.010
@@ -49,6 +49,7 @@ class LaunchSpec:
     cpus: tuple[int, ...] | None = None
     timeout_s: float | None = None        # the whole run
     line_deadline_s: float | None = None  # longest gap between progress lines (from spawn for the first)
+    memory_limit_bytes: int | None = None  # the run's control group's memory limit (cgroups.py); None: none
 
 
 @dataclass
@@ -61,6 +62,7 @@ class ProcessRecord(Measures):
     timeout_kind: str | None = None       # "run" or "deadline"
     stall: bool | None = None
     aborted: str | None = None            # why the harness stopped it early (a protocol error)
+    oom: bool = False                     # the kernel's OOM killer acted in the run's control group
     stderr_tail: str = ""
     run_delay_known: bool = True          # False where the kernel gave no schedstat: the delay is unknown, not 0
 
@@ -134,6 +136,7 @@ class _Run:
         self.buffers: dict[int, bytearray] = {}
         self.stderr_tail = bytearray()
         self.stdout_bytes = 0
+        self.group: cgroups.RunGroup | None = None   # the run's control groups, where the machine gives them
 
     def start(self) -> subprocess.Popen | None:
         spec = self.spec
@@ -147,7 +150,9 @@ class _Run:
                 pass
             cpus = ["--cpus", ",".join(map(str, spec.cpus))] if spec.cpus else []
             sampling = ["--sample-ms", str(round(SAMPLE_INTERVAL_S * 1000))]
-            argv = [str(self.launcher), *cpus, "--report-fd", str(report_w), *sampling, "--", *argv]
+            self.group = _group(spec)
+            groups = self.group.launcher_args() if self.group else []
+            argv = [str(self.launcher), *cpus, *groups, "--report-fd", str(report_w), *sampling, "--", *argv]
         try:
             proc = subprocess.Popen(
                 argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL,
@@ -160,6 +165,7 @@ class _Run:
             for fd in (report_r, report_w):
                 if fd is not None:
                     os.close(fd)
+            self._end_groups()
             return None
         finally:
             if report_w is not None:
@@ -174,6 +180,14 @@ class _Run:
                 except OSError:
                     pass
         return proc
+
+    def _end_groups(self) -> None:
+        """The run's control groups, where it has them: whether the OOM killer acted, then every process left in
+        them killed (a child that called setsid, which the process group misses) and the groups removed."""
+        if self.group is not None:
+            self.record.oom = self.group.oom_killed()
+            self.group.end()
+            self.group = None
 
     def _kill(self, proc: subprocess.Popen) -> None:
         """Kill the program first so the launcher can still report its rusage, then the group."""
@@ -276,6 +290,7 @@ class _Run:
                 self._kill(proc)
             proc.wait()
             _end_group(proc.pid)
+            self._end_groups()
             self._drain(selector, fds)
             selector.close()
             for stream in (proc.stdout, proc.stderr):
@@ -395,6 +410,17 @@ class _Run:
         record.instructions = report["instructions"] if counted else None
         record.cycles = report["cycles"] if counted else None
         record.counters_missing = None if counted else report.get("counters_error") or "an older launcher"
+
+
+def _group(spec: LaunchSpec) -> cgroups.RunGroup | None:
+    """The run's control groups where this machine lets the harness make them (else its process group only)."""
+    where = cgroups.layout()
+    if where is None:
+        return None
+    try:
+        return cgroups.RunGroup(where, spec.memory_limit_bytes)
+    except OSError:
+        return None
 
 
 def execute(spec: LaunchSpec, launcher: Path | None, on_line: LineConsumer,

@@ -83,6 +83,7 @@ class Settings:
     # SETTLE_SPREAD), up to SETTLE_FACTOR × runs each, cheapest first (settle): where a program's processes
     # differ, more of them is what makes its median hold when the session is run again.
     settle_s: float = 0.0
+    memory_limit_bytes: int | None = None   # each run's control group's memory limit (`--memory-limit`)
 
     def policy(self) -> dict:
         """What a session stores of the probe's rules (its config), so that its report can say them."""
@@ -125,7 +126,7 @@ def _ending(process: runner.ProcessRecord, transcript: Transcript) -> Ending:
         timed_out=process.timed_out, timeout_kind=process.timeout_kind, stall=process.stall,
         signal=process.signal, exit_code=process.exit_code, stderr_first=first_err,
         hello=transcript.hello is not None, iterations=len(transcript.iterations),
-        claimed_ns=sum(i.ns for i in transcript.iterations), wall_ns=process.wall_ns,
+        claimed_ns=sum(i.ns for i in transcript.iterations), wall_ns=process.wall_ns, oom=process.oom,
     )
 
 
@@ -154,6 +155,7 @@ class Session:
             argv=tuple(argv), env=env, cwd=impl.folder, cpus=cpus,
             timeout_s=timeout if timeout is not None else DEFAULT_RUN_TIMEOUT_S,
             line_deadline_s=None if timeout is not None else point.deadline_s,
+            memory_limit_bytes=self.settings.memory_limit_bytes,
         )
         transcript = Transcript(language=point.variant.language, model=point.variant.model, most=point.iterations)
         iterations: list[IterationRecord] = []
@@ -235,7 +237,7 @@ class Session:
         noted = False
         while True:
             left = deadline - time.monotonic()
-            wanted = [(cost * (extra[key] + 1), key, count) for key, (cost, count)
+            wanted = [(cost * (extra[key] + 1), key) for key, cost
                       in unsettled(result.runs, self.settings.runs * SETTLE_FACTOR).items()
                       if key in points and cost < left]
             if not wanted:
@@ -244,10 +246,10 @@ class Session:
                 self.progress.note(f"{len(wanted)} series whose runs differ by more than "
                                    f"{SETTLE_SPREAD - 1:.0%}: more runs, for up to {self.settings.settle_s:g} s")
                 noted = True
-            _, key, count = min(wanted)
+            _, key = min(wanted)
             extra[key] += 1
             guard.run(points[key], max(r.run_index for r in result.runs if r.series_key == key) + 1)
-            guard.retry(wait=False)
+        guard.retry(wait=False)   # the readings are the guard's own (every 10 s, before hand-offs): not one a run
 
     def keep(self, session_id: int, result: SessionResult, run: RunRecord) -> None:
         """Store a finished run at once (nothing measured is lost), then show it."""
@@ -260,8 +262,9 @@ SETTLE_SPREAD = 1.10   # a series is unsettled while its slowest run's median is
 SETTLE_FACTOR = 3      # and it has fewer than 3 × --runs finished runs
 
 
-def unsettled(runs: list[RunRecord], most: int) -> dict[tuple, tuple[float, int]]:
-    """The series whose counted runs (2 or more, all finished) disagree: key → (mean run wall seconds, runs)."""
+def unsettled(runs: list[RunRecord], most: int) -> dict[tuple, float]:
+    """The series whose counted runs (2 or more, all finished, fewer than `most`) disagree: key → their mean wall
+    time in seconds."""
     series: dict[tuple, list[RunRecord]] = defaultdict(list)
     for run in counted(runs):
         series[run.series_key].append(run)
@@ -272,7 +275,7 @@ def unsettled(runs: list[RunRecord], most: int) -> dict[tuple, tuple[float, int]
         if len(medians) < 2 or len(medians) < len(group) or len(group) >= most or min(medians) <= 0:
             continue
         if max(medians) / min(medians) > SETTLE_SPREAD:
-            found[key] = (statistics.fmean((run.wall_ns or 0) / 1e9 for run in group), len(group))
+            found[key] = statistics.fmean((run.wall_ns or 0) / 1e9 for run in group)
     return found
 
 
@@ -448,7 +451,8 @@ def toolchain_records(catalog: Catalog, plan: list[Point]) -> dict[str, dict]:
 def session_config(config: dict, plan: list[Point], settings: Settings) -> dict:
     """What a session stores as its config: the command's settings, the plan's size, the runs per point (as
     JSON gives it back, so that a stored config compares equal to a new one)."""
-    return json.loads(json.dumps({**config, "points": len(plan), "runs": settings.runs, "probe": settings.policy()}))
+    return json.loads(json.dumps({**config, "points": len(plan), "runs": settings.runs, "probe": settings.policy(),
+                                  "memory_limit_bytes": settings.memory_limit_bytes}))
 
 
 def _without_seed(config: dict) -> dict:

@@ -64,6 +64,7 @@ class Ending:
     stderr_first: str = ""
     hello: bool = True
     iterations: int = 0
+    oom: bool = False                     # the kernel's OOM killer acted in the run's control group
     claimed_ns: int = 0                   # the iterations' own times, summed
     wall_ns: int | None = None            # the process's wall time, as the runner measured it
 
@@ -84,6 +85,9 @@ class Ending:
             kind = "no iteration within the deadline" if self.timeout_kind == "deadline" else "run time limit"
             stalled = " (stalled)" if self.stall else ""
             return RunStatus.TIMEOUT, Reason.TIMEOUT, f"{kind} after {self.iterations} iterations{stalled}"
+        if self.oom and (self.signal or self.exit_code not in (0, None)):
+            return (RunStatus.CRASHED, Reason.OOM, "killed by the kernel's OOM killer: out of memory (its "
+                    "--memory-limit, or the machine's)")
         if self.signal:
             return RunStatus.CRASHED, Reason.SIGNAL, f"killed by signal {self.signal}"
         if self.exit_code not in (0, None):

@@ -7,10 +7,13 @@
  * own peak. This launcher is small, so the program it forks inherits almost nothing,
  * and the rusage it reaps with wait4 is the program's own.
  *
- * Usage: cb-launch [--cpus LIST] [--report-fd FD] [--sample-ms MS] -- PROGRAM [ARG...]
+ * Usage: cb-launch [--cpus LIST] [--cgroup DIR]... [--report-fd FD] [--sample-ms MS] -- PROGRAM [ARG...]
  *   --cpus LIST     pin the program to these CPUs (comma separated ids) before exec; the launcher,
  *                   and with it the observer, moves to the CPUs it may use besides these, where
  *                   there are any, so that observing does not take time from the measured CPUs
+ *   --cgroup DIR    the program joins this control group (writes itself into DIR/cgroup.procs) before
+ *                   exec, so that every process it starts is in it too (repeatable: one per hierarchy);
+ *                   the launcher stays out, so observing is not charged to the run
  *   --report-fd FD  write JSON lines there: {"pid": N} once the program is started,
  *                   then {"exit": {...}} after it ended (rusage, wall time, status, the CPUs
  *                   the observer ran on, and the instructions and cycles where the machine
@@ -86,6 +89,23 @@ static void place_observer(const cpu_set_t *measured, char *where, size_t size) 
     if (sched_getaffinity(0, sizeof current, &current) == 0) format_cpus(&current, where, size);
 }
 
+#define MAX_CGROUPS 8
+
+/* Moves the calling process into each group; 0, or the errno of the first that failed. */
+static int join_cgroups(const char **groups, int count) {
+    for (int g = 0; g < count; g++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/cgroup.procs", groups[g]);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return errno;
+        ssize_t written = write(fd, "0\n", 2);
+        int err = written == 2 ? 0 : errno;
+        close(fd);
+        if (err) return err;
+    }
+    return 0;
+}
+
 static void usage_error(const char *why) {
     fprintf(stderr, "cb-launch: %s\n", why);
     exit(2);
@@ -117,13 +137,20 @@ int main(int argc, char **argv) {
     const char *cpus = NULL;
     int report_fd = -1;
     long sample_ms = 0;
+    const char *cgroups[MAX_CGROUPS];
+    int cgroup_count = 0;
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) { i++; break; }
         if (strcmp(argv[i], "--cpus") == 0 && i + 1 < argc) { cpus = argv[++i]; continue; }
         if (strcmp(argv[i], "--report-fd") == 0 && i + 1 < argc) { report_fd = atoi(argv[++i]); continue; }
         if (strcmp(argv[i], "--sample-ms") == 0 && i + 1 < argc) { sample_ms = atol(argv[++i]); continue; }
-        usage_error("usage: cb-launch [--cpus LIST] [--report-fd FD] [--sample-ms MS] -- PROGRAM [ARG...]");
+        if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc && cgroup_count < MAX_CGROUPS) {
+            cgroups[cgroup_count++] = argv[++i];
+            continue;
+        }
+        usage_error("usage: cb-launch [--cpus LIST] [--cgroup DIR]... [--report-fd FD] [--sample-ms MS] -- "
+                    "PROGRAM [ARG...]");
     }
     if (i >= argc) usage_error("no program given");
 
@@ -151,6 +178,12 @@ int main(int argc, char **argv) {
         if (cpus && sched_setaffinity(0, sizeof measured, &measured) != 0) {
             int err = errno;
             ssize_t ignored = write(exec_pipe[1], &err, sizeof err);
+            (void)ignored;
+            _exit(127);
+        }
+        int joined = join_cgroups(cgroups, cgroup_count);
+        if (joined) {
+            ssize_t ignored = write(exec_pipe[1], &joined, sizeof joined);
             (void)ignored;
             _exit(127);
         }
