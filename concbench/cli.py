@@ -18,6 +18,7 @@ import click
 from . import cgroups, conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
+from .files import write_whole
 from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, series_count, shard_of
 from .probe import Probe
 from .progress import RichProgress
@@ -398,7 +399,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     for path, fmt in exports:
         if path:
             try:   # its folder was made before the run (_writable)
-                path.write_text(_export(fmt, record, stored, rows, catalog, store.probes(session_id)))
+                write_whole(path, _export(fmt, record, stored, rows, catalog, store.probes(session_id)))
                 console.print(f"exported {path}")
             except OSError as error:   # checked before the run; the disk can still fill up since
                 err_console.print(f"concbench: {path}: not written ({error.strerror or error}); the session is stored",
@@ -449,7 +450,7 @@ def describe_command(language: str, write: bool) -> int:
     text = json.dumps(impl.description.raw, indent=1, ensure_ascii=False) + "\n"
     if write:
         path = describe.snapshot_path(impl.folder)
-        path.write_text(text)
+        write_whole(path, text)
         console.print(f"wrote {path}")
     else:
         sys.stdout.write(text)

@@ -10,7 +10,6 @@ that file is the truth, the queue only says what is pending or running."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import shutil
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from .database import password_file_line, shown, without_password
 from .errors import UsageError
+from .files import write_whole
 from .store import Store
 
 JOB_FILE, SHARD_SCRIPT, MERGE_SCRIPT, MERGED = "job.json", "shards.sh", "merge.sh", "merged"
@@ -122,15 +122,8 @@ class Job:
 
 
 def write_private(path: Path, text: str) -> None:
-    """Write a job file whole (a temporary file renamed over it), readable and writable by its owner only."""
-    temporary = path.with_name(f".{path.name}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w") as handle:
-        os.fchmod(handle.fileno(), 0o600)   # a temporary file left by an earlier try keeps its old mode otherwise
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Write a job file whole, readable and writable by its owner only (shared storage)."""
+    write_whole(path, text, mode=0o600)
 
 
 def newest_folder(jobs_dir: Path) -> Path:

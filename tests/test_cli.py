@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -391,9 +392,19 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
     done = cli("merge", *shards, "--into", str(merged), db=False)
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(merged) as conn:
-        assert sorted(conn.execute("SELECT benchmark, variant, param, options_json, cores FROM runs")) == sorted(points)
-    again = cli("merge", shards[1], "--into", str(merged), db=False)
-    assert again.returncode == 2 and "part 2/3 of plan" in again.stderr and "already in" in again.stderr
+        assert sorted(conn.execute("SELECT benchmark, variant, param, options_json, cores FROM runs"
+                                   " WHERE attempt = 0")) == sorted(points)
+        stored = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
+    again = cli("merge", shards[1], "--into", str(merged), db=False)   # the same session again: nothing added
+    assert again.returncode == 0 and "already there" in again.stdout, again.stderr
+    with sqlite3.connect(merged) as conn:
+        assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == stored
+    rerun = tmp_path / "shard2-again.sqlite"          # another session of part 2/3 (run later): refused
+    shutil.copy(shards[1], rerun)
+    with sqlite3.connect(rerun) as conn:
+        conn.execute("UPDATE sessions SET started_at = '2099-01-01T00:00:00'")
+    other = cli("merge", str(rerun), "--into", str(merged), db=False)
+    assert other.returncode == 2 and "part 2/3 of plan" in other.stderr and "already in" in other.stderr
     # The merged store's report is the whole plan, as one unsharded run's report would be: every series of
     # every part, the parts named in the heading; --one-part shows the last part alone.
     whole_run = tmp_path / "whole.sqlite"

@@ -222,3 +222,21 @@ def test_a_full_disk_stops_the_session_in_one_line_keeping_every_run_it_stored(s
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert len(_rows(db, "SELECT id FROM runs")) == 40
+
+
+def test_a_file_written_whole_keeps_the_earlier_one_when_the_write_fails(tmp_path, monkeypatch):
+    from concbench import files
+    page = tmp_path / "index.html"
+    files.write_whole(page, "the earlier page")
+    assert page.read_text() == "the earlier page"
+
+    def full(descriptor):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    with pytest.raises(OSError):
+        files.write_whole(page, "half of a new page")
+    assert page.read_text() == "the earlier page" and [p.name for p in tmp_path.iterdir()] == ["index.html"]
+    monkeypatch.undo()
+    files.write_whole(tmp_path / "pgpass", "secret", mode=0o600)
+    assert (tmp_path / "pgpass").stat().st_mode & 0o777 == 0o600

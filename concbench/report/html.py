@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..catalog import Benchmark, Catalog
+from ..files import write_whole
 from ..records import RunRecord, RunStatus, SessionRecord, options_text, series_label
 from . import plots
 from .render import to_html
@@ -111,8 +112,7 @@ def write_html_report(out_dir: Path, session: SessionRecord, runs: list[RunRecor
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
-    path.write_text(render_html(session, runs, catalog, comparisons, study, extra_sections),
-                    encoding="utf-8")
+    write_whole(path, render_html(session, runs, catalog, comparisons, study, extra_sections))
     return path
 
 

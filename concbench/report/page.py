@@ -7,6 +7,8 @@ import sys
 import webbrowser
 from pathlib import Path
 
+from ..files import write_whole
+
 PAGE = "index.html"
 
 
@@ -21,7 +23,7 @@ def default_folder(db: Path, session_id: int) -> Path:
 
 def mark(folder: Path, origin: str) -> None:
     """Note beside a page written unasked which session of which database it shows (`origin`, below)."""
-    (folder / ORIGIN).write_text(origin + "\n")
+    write_whole(folder / ORIGIN, origin + "\n")
 
 
 def shows(folder: Path, origin: str) -> bool:
