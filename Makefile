@@ -55,9 +55,12 @@ bench: setup
 	$(BIN)/concbench run --size quick --runs 3 --settle 45 --page
 
 # The whole suite is pytest: the harness's own tests, `concbench check` of every installed
-# language (protocol, refusals, every shape at test size) and each language's own unit tests.
+# language (protocol, refusals, every shape at test size) and each language's own unit tests. Two
+# workers (pytest-xdist) run all but the tests marked serial, which judge timing or the machine's load
+# (the probe, explain's diagnoses, stalls and deadlines, a regression found) and run alone afterwards.
 test: setup browser services
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not serial"
+	$(BIN)/python -m pytest -q -m serial
 
 # The edit-run loop: the harness's tests not marked slow (no language's checks, no end-to-end run of
 # a second or more).

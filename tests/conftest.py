@@ -16,6 +16,27 @@ from concbench.report.schema import validate_export
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The CLI fits its output to COLUMNS where it is set (pytest-xdist's workers set 80): the tests read it at the
+# width a pipe gets, whoever runs them.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Groups for `pytest -n 2 --dist loadgroup` (make test): a module's tests share a worker (its module
+    fixtures are made once); a language's check and its own unit tests share one (they build the same
+    folder, and one would rewrite a binary the other runs); the Slurm tests share one (one test cluster)."""
+    for item in items:
+        module = item.path.stem
+        folder = getattr(item, "callspec", None) and item.callspec.params.get("folder")
+        if module in ("test_conformance", "test_native") and folder:
+            group = f"language-{folder}"
+        elif module.startswith("test_slurm"):
+            group = "slurm"
+        else:
+            group = module
+        item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(scope="session")
 def root() -> Path:

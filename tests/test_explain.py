@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 
 from conftest import installed
 
-pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the fixtures sweep cores 1 and 2")
+pytestmark = [pytest.mark.serial, pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the fixtures sweep cores 1 and 2")]
 
 CAUSES = {"serial": "serial", "oversubscribed": "oversubscribed", "blocked": "blocked-pool",
           "handoff": "hand-off"}

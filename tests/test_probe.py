@@ -31,6 +31,8 @@ from concbench.store import Store
 from conftest import installed
 from test_session import ScriptedExecutor, right
 
+pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
+
 ROOT = Path(__file__).resolve().parent.parent
 TWO_CPUS = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the probe's round trip needs two CPUs")
 

@@ -129,12 +129,13 @@ def test_a_statistic_outside_the_vocabulary_is_refused(tmp_path, statistic):
 def _run_slow(cli, slowdown):
     env = {**os.environ, "CONCBENCH_ROOT": str(ROOT), "CONCBENCH_FAKE_SLOWDOWN": slowdown}
     done = subprocess.run([sys.executable, "-m", "concbench", "run", "-b", "fib", "-v", "fake/slow", "--param", "10",
-                           "--runs", "2", "--iterations", "8", "--db", str(cli.db)], env=env, capture_output=True,
+                           "--runs", "4", "--iterations", "8", "--db", str(cli.db)], env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_compare_finds_no_regression_between_equal_sessions_and_one_after_a_30_percent_slowdown(cli):
     for slowdown in ("1", "1", "1.3"):
         _run_slow(cli, slowdown)
