@@ -37,7 +37,7 @@ from .report.tables import (
     regression_table, rules_table, scaling_table, variants_table,
 )
 from .report.page import PAGE, default_folder, mark, open_in_browser, shows
-from .report.terminal import make_console, print_summary, say, show
+from .report.terminal import make_console, print_summary, say, say_whole, show
 from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
 from .database import folder_name, has_results, is_server, probe, redact, shown
@@ -243,7 +243,7 @@ def _build_all(catalog: Catalog, languages: list[str], opts: dict[str, str] | No
             failed.append(language)
             continue
         level = f" (-{record['opt']})" if record["opt"] else ""
-        console.print(f"built {language}{level}: {impl.executable_path}")
+        say_whole(console, f"built {language}{level}: {impl.executable_path}")
     return failed
 
 
@@ -400,18 +400,18 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
         if path:
             try:   # its folder was made before the run (_writable)
                 write_whole(path, _export(fmt, record, stored, rows, catalog, store.probes(session_id)))
-                console.print(f"exported {path}")
+                say_whole(console, f"exported {path}")
             except OSError as error:   # checked before the run; the disk can still fill up since
                 err_console.print(f"concbench: {path}: not written ({error.strerror or error}); the session is stored",
                                   markup=False, highlight=False)
                 unwritten += 1
-    console.print(f"stored as session {session_id} in {store.location}")
+    say_whole(console, f"stored as session {session_id} in {store.location}")
     if page and not outcome.interrupted:
         try:
             path = _write_html(default_folder(_beside(catalog, store), session_id), catalog, record,
                                store.runs(session_id, with_samples=True), [], probes=store.probes(session_id))
             mark(path.parent, _origin(store, record))
-            say(console, f"HTML report: {path} (`concbench report {session_id} --open` opens it)")
+            say_whole(console, f"HTML report: {path} (`concbench report {session_id} --open` opens it)")
         except OSError as error:
             err_console.print(f"concbench: the HTML report was not written ({error.strerror or error}); "
                               "the session is stored", markup=False, highlight=False)
@@ -451,7 +451,7 @@ def describe_command(language: str, write: bool) -> int:
     if write:
         path = describe.snapshot_path(impl.folder)
         write_whole(path, text)
-        console.print(f"wrote {path}")
+        say_whole(console, f"wrote {path}")
     else:
         sys.stdout.write(text)
     return EXIT_OK
@@ -607,12 +607,12 @@ def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, compari
                 mark(path.parent, _origin(store, record))
         except OSError as error:
             raise UsageError(f"{path}: the page cannot be written there ({error.strerror or error})") from None
-        say(console, f"wrote {path}")
+        say_whole(console, f"wrote {path}")
     if open_page:
         if open_in_browser(path):
-            say(console, f"opened {path}")
+            say_whole(console, f"opened {path}")
         else:
-            say(console, f"no browser here: open {path} in one")
+            say_whole(console, f"no browser here: open {path} in one")
     return EXIT_OK
 
 
@@ -712,7 +712,7 @@ def merge_command(sources, into) -> int:
 
     for source, old, new in merge(list(sources), into):
         where = f"session {new}" if new is not None else "already there (merged before): left as it is"
-        console.print(f"{shown(source)} session {old} → {shown(into)} {where}", highlight=False, markup=False)
+        say_whole(console, f"{shown(source)} session {old} → {shown(into)} {where}")
     return EXIT_OK
 
 
@@ -818,7 +818,7 @@ def study_report(study_id, session_id, html_dir, db) -> int:
                             for n, v in enumerate(verdicts))
             sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))
         path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
-        console.print(f"wrote {path}")
+        say_whole(console, f"wrote {path}")
     return EXIT_OK
 
 
@@ -902,7 +902,7 @@ def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
     submission = slurm.submit(job, slurm.SlurmTools())
     say(console, f"submitted {shards} shards as job array {submission.array}, their merge as job {submission.merge} "
                  f"(into {shown(job.target)})")
-    say(console, f"job folder: {job.folder}")
+    say_whole(console, f"job folder: {job.folder}")
     return EXIT_OK
 
 

@@ -420,3 +420,17 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
     assert f"plan {plan[0]}: 3 of 3 parts, on one machine" in text
     alone = cli("report", "--db", str(merged), "--wide", "--one-part", db=False).stdout
     assert 0 < len(series(alone)) < len(series(merged_report.stdout)) and "part 1/3" not in alone
+
+
+@pytest.mark.slow
+def test_a_line_that_names_a_file_or_an_error_is_never_wrapped_however_narrow(tmp_path):
+    db = tmp_path / ("a folder name long enough to pass forty columns" + "/results.sqlite")
+    db.parent.mkdir()
+    env = {**os.environ, "CONCBENCH_ROOT": str(ROOT), "COLUMNS": "40"}
+    done = subprocess.run([sys.executable, "-m", "concbench", "run", *FAKE, "-v", "fake/ok", "--param", "5",
+                           "--no-probe", "--db", str(db)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"stored as session 1 in {db}\n" in done.stdout
+    refused = subprocess.run([sys.executable, "-m", "concbench", "report", "999", "--db", str(db)], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1 and str(db) in refused.stderr

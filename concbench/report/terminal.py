@@ -27,9 +27,10 @@ FILE_WIDTH = 160
 
 
 def make_console(stream: TextIO, stderr: bool = False) -> Console:
-    """A console as wide as the terminal; off one, COLUMNS where it is set, else FILE_WIDTH."""
+    """A console as wide as the terminal; off one, COLUMNS where it is set, else FILE_WIDTH. Standard error
+    never wraps: each error and each failed run is one line, however long its path."""
     fixed = None if stream.isatty() or os.environ.get("COLUMNS", "").isdigit() else FILE_WIDTH
-    return Console(width=fixed, stderr=stderr)
+    return Console(width=fixed, stderr=stderr, soft_wrap=stderr)
 
 
 def session_heading(session: SessionRecord) -> str:
@@ -45,6 +46,11 @@ def session_heading(session: SessionRecord) -> str:
 def say(console: Console, text: str, indent: int = 0) -> None:
     """A line of plain text, wrapped at the console's width (each wrapped line indented alike)."""
     console.print(Padding(Text(text), (0, 0, 0, indent), expand=False) if indent else Text(text))
+
+
+def say_whole(console: Console, text: str) -> None:
+    """A line that names a file, a URL or a session: never wrapped, so that it can be copied or grepped whole."""
+    console.print(text, soft_wrap=True, highlight=False, markup=False)
 
 
 @contextmanager
