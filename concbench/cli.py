@@ -75,9 +75,9 @@ DB_HELP = ("Results database: an SQLite file or a postgresql://user@host:port/db
 
 def _order_options(command):
     """How a session orders and guards its runs: `run` and `study run` alike."""
-    command = click.option("--no-probe", "no_probe", is_flag=True,
+    command = click.option("--no-probe", "no_probe", is_flag=True, envvar="CONCBENCH_NO_PROBE",
                            help="Do not read the machine between runs: no run is judged disturbed or run again "
-                                "(for sessions run side by side on purpose).")(command)
+                                "(for sessions run side by side on purpose; also CONCBENCH_NO_PROBE=1).")(command)
     command = click.option("--memory-limit", "memory_limit", default=None, metavar="SIZE", callback=_memory_limit,
                            help="Each run's memory limit (512M, 2G; its control group's): a run over it is killed, "
                                 "`crashed` with reason oom. Needs control groups the harness may make (root).")(command)

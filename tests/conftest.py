@@ -20,6 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # width a pipe gets, whoever runs them.
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
+# In make test's parallel part two workers run sessions side by side on purpose: each would read the other's
+# load as a disturbed machine and run its runs again. The probe's own tests are marked serial and run alone.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["CONCBENCH_NO_PROBE"] = "1"
+else:
+    os.environ.pop("CONCBENCH_NO_PROBE", None)
 
 
 def pytest_collection_modifyitems(items) -> None:
