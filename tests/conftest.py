@@ -42,9 +42,6 @@ def pytest_collection_modifyitems(items) -> None:
         else:
             group = module
         item.add_marker(pytest.mark.xdist_group(group))
-    # The languages' groups first: they are the longest (Swift's builds and tests take minutes), and a long
-    # group handed out last would leave one worker running it alone at the end.
-    items.sort(key=lambda item: item.path.stem not in ("test_conformance", "test_native"))
 
 
 @pytest.fixture(scope="session")
