@@ -162,9 +162,8 @@ class _Run:
             )
         except OSError as error:
             self.record.start_error = f"{argv[0]}: {error.strerror}"
-            for fd in (report_r, report_w):
-                if fd is not None:
-                    os.close(fd)
+            if report_r is not None:   # report_w is closed below, whatever happened
+                os.close(report_r)
             self._end_groups()
             return None
         finally:

@@ -132,12 +132,19 @@ def _compiled(target: Path, sources: tuple[Path, ...], what: str, flags: tuple[s
     if compiler is None:
         return None
     target.parent.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [compiler, "-O2", "-Wall", "-Wextra", *flags, "-o", str(target), *map(str, sources)],
-        capture_output=True, text=True,
-    )
-    if done.returncode != 0:
-        raise BuildError(f"cannot compile {what}", done.stderr)
+    # Compiled beside it, then renamed over it: a session running at the same time (another shard on this
+    # checkout, a test worker) never executes a half-written file nor meets "Text file busy".
+    partial = target.with_name(f".{target.name}.{os.getpid()}")
+    try:
+        done = subprocess.run(
+            [compiler, "-O2", "-Wall", "-Wextra", *flags, "-o", str(partial), *map(str, sources)],
+            capture_output=True, text=True,
+        )
+        if done.returncode != 0:
+            raise BuildError(f"cannot compile {what}", done.stderr)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target
 
 

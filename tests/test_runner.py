@@ -13,7 +13,7 @@ pytestmark = pytest.mark.serial   # judges timing or the machine's load: make te
 
 
 def _spec(argv, **kw):
-    return runner.LaunchSpec(argv=tuple(argv), env=dict(os.environ), cwd=os.getcwd(), **kw)
+    return runner.LaunchSpec(argv=tuple(argv), env=dict(os.environ), **{"cwd": os.getcwd(), **kw})
 
 
 def _collect():
@@ -97,6 +97,13 @@ def test_stdout_lines_and_stderr_tail(launcher):
 def test_a_missing_program_fails_to_start(launcher):
     record = runner.execute(_spec(["/nonexistent/program"]), launcher, lambda line: None)
     assert not record.started and "No such file" in record.start_error
+
+
+def test_a_launch_that_cannot_start_is_a_start_error_and_leaves_no_descriptor_open(launcher, tmp_path):
+    before = len(os.listdir("/proc/self/fd"))
+    record = runner.execute(_spec(["true"], cwd=tmp_path / "gone"), launcher, lambda line: None)
+    assert not record.started and "No such file" in record.start_error
+    assert len(os.listdir("/proc/self/fd")) == before   # the launcher's report pipe closed once, both ends
 
 
 @pytest.mark.slow

@@ -71,3 +71,35 @@ def test_the_jvms_own_warnings_never_reach_the_protocols_stdout(folder):
                           timeout=60)
     assert done.returncode == 0 and done.stdout == "", done.stdout
     assert "openjdk version" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_helper_rebuilt_while_another_session_runs_it_is_never_met_half_written(tmp_path):
+    import threading
+
+    source = tmp_path / "hello.c"
+    source.write_text('#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n')
+    target = tmp_path / "bin" / "hello"
+    assert toolchains._compiled(target, (source,), "hello") == target
+    failures, stop = [], threading.Event()
+
+    def run_it():   # what a second session on the same checkout does meanwhile
+        while not stop.is_set():
+            try:
+                done = subprocess.run([str(target)], capture_output=True, text=True)
+                if done.stdout != "hello\n":
+                    failures.append(f"exit {done.returncode}: {done.stdout!r} {done.stderr!r}")
+            except OSError as error:   # Text file busy, Exec format error, or gone
+                failures.append(str(error))
+
+    other = threading.Thread(target=run_it)
+    other.start()
+    try:
+        for _ in range(15):
+            os.utime(target, (0, 0))   # older than the sources: rebuilt
+            toolchains._compiled(target, (source,), "hello")
+    finally:
+        stop.set()
+        other.join(timeout=30)
+    assert failures == []
+    assert [p.name for p in target.parent.iterdir()] == ["hello"]   # no partial file left behind
