@@ -52,7 +52,7 @@ build: setup
 bench: setup
 	-$(BIN)/concbench install
 	-$(BIN)/concbench build
-	$(BIN)/concbench run --size quick --runs 3 --settle 45 --page
+	$(BIN)/concbench run --size quick --runs 3 --settle 30 --page
 
 # The whole suite is pytest: the harness's own tests, `concbench check` of every installed
 # language (protocol, refusals, every shape at test size) and each language's own unit tests. Two

@@ -19,7 +19,7 @@ from . import cgroups, conformance, describe, environment, regression, runner, s
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
 from .errors import BuildError, SessionInterrupted, UsageError
 from .files import write_whole
-from .plan import Request, make_plan, parse_option, parse_shard, parse_values, plan_identity, series_count, shard_of
+from .plan import Request, make_plan, parse_option, planned_runs, parse_shard, parse_values, plan_identity, series_count, shard_of
 from .probe import Probe
 from .progress import RichProgress
 from .records import RunStatus
@@ -29,7 +29,8 @@ from .report.machine import machine_lines, machine_section
 from .report.variants import pair_series
 from .report.scaling import scaling_tables
 from .report.summary import summarise
-from .report.study import grid_html, published_grid, study_figures, study_grids
+from .report.claims import Context as ClaimsContext, claims_document, judge_claims
+from .report.study import claims_grid, findings_grid, findings_html, grid_html, published_grid, study_figures, study_grids
 from .report.verdict import figure as verdict_figure
 from .report.verdict import study_verdicts
 from .report.tables import (
@@ -362,7 +363,7 @@ def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None,
     done = store.runs(earlier.id) if earlier else []
     if earlier:
         say(console, f"resuming session {earlier.id} ({earlier.status}): {len(done)} run{'s' * (len(done) != 1)} kept, "
-                     f"{len(plan) * settings.runs - len(done)} to run")
+                     f"{planned_runs(plan, settings.runs) - len(done)} to run")
     elif resume:
         say(console, f"--resume: no unfinished session of this plan in {store.location}: a new session")
     if estimate:
@@ -747,7 +748,8 @@ def study_run(study_id, scale, db, shard, resume, seed, no_probe, settle, memory
                                   db, config,
                                   resume=resume, estimate=True)
     code = _finish_session(catalog, store, outcome, strict=False)
-    _print_study(study, summarise(store.runs(outcome.session_id)))
+    rows = summarise(store.runs(outcome.session_id))
+    _print_study(study, rows, _claims_context(catalog, study, scale, rows))
     return code
 
 
@@ -767,30 +769,61 @@ def _study_planner(catalog: Catalog, p: dict):
     return study, _sharded(planner, p["shard"], config), config
 
 
-def _print_study(study, rows) -> tuple[list, list]:
-    """The study's tables and its reproduction verdicts, printed; both returned for the HTML page."""
+def _claims_context(catalog: Catalog, study, scale: str, rows) -> ClaimsContext:
+    """Where a session's claims are judged: its scale, the most cores it ran on (this machine's where it ran
+    none), the variants it ran or that are built here."""
+    cores = max((r.cores for r in rows), default=len(environment.allowed_cpus()))
+    return ClaimsContext(study.id, scale, cores, frozenset({r.variant for r in rows} | _available(catalog)))
+
+
+def _print_study(study, rows, context) -> tuple[list, list, list]:
+    """The study's claims with their verdicts, then its tables beside the published ones, then how each table's
+    order compares (a description, not the verdict); all three returned for the HTML page."""
     console.print(f"[bold]{study.title}[/]", highlight=False)
     console.print(f"method: {study.method}", highlight=False)
+    findings = judge_claims(study.claims, rows, context)
+    if findings:
+        show(console, grid_table(findings_grid(study, findings)))
     grids = study_grids(study, rows)
     for grid in [*grids, *(published_grid(study, t) for t in study.published)]:
         show(console, grid_table(grid))
-    console.print("[bold]reproduction[/] (per published table laid against ours cell by cell; each side ÷ its "
-                  "geometric mean over the cells both have):", highlight=False)
+    console.print("[bold]order within each table[/] (a description, not the verdict: each published table laid "
+                  "against ours cell by cell, each side ÷ its geometric mean over the cells both have):", highlight=False)
     verdicts = study_verdicts(study, rows)
     for verdict in verdicts:
         console.print(f"  {verdict.line}", highlight=False, markup=False)
     if not verdicts:
         console.print("  none of this study's published tables is matched cell by cell yet", highlight=False)
-    return grids, verdicts
+    return grids, verdicts, findings
+
+
+@study_group.command("claims")
+@click.argument("study_id")
+@click.option("--format", "form", default="text", show_default=True, type=click.Choice(["text", "json"]),
+              help="json: the claims under a versioned schema (concbench/schema/claims-v1.schema.json).")
+def study_claims(study_id, form) -> int:
+    """The source's claims and what would make each hold; runs nothing."""
+    study = find_study(_catalog().root, study_id)
+    if form == "json":
+        click.echo(json.dumps(claims_document(study.id, study.claims), indent=2, ensure_ascii=False))
+    elif study.claims:
+        show(console, grid_table(claims_grid(study)))
+    else:
+        console.print(f"{study.id} lists no claims yet", highlight=False)
+    return EXIT_OK
 
 
 @study_group.command("report")
 @click.argument("study_id")
 @click.option("--session", "session_id", default=None, type=int, help="A session of this study (default: the latest).")
 @click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "form", default="text", show_default=True, type=click.Choice(["text", "json"]),
+              help="json: the claims and their verdicts alone, under a versioned schema.")
 @_db_option()
-def study_report(study_id, session_id, html_dir, db) -> int:
+def study_report(study_id, session_id, html_dir, form, db) -> int:
     """The study's tables from its latest session, beside the published figures."""
+    if form == "json" and html_dir:
+        raise UsageError("--format json writes the claims alone: give --html without it")
     catalog = _catalog()
     study = find_study(catalog.root, study_id)
     store = _open_store(catalog, db)
@@ -805,10 +838,17 @@ def study_report(study_id, session_id, html_dir, db) -> int:
         say(console, line)
     runs = runs_of(store, parts, with_samples=html_dir is not None)
     rows = summarise(runs)
-    grids, verdicts = _print_study(study, rows)
+    context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
+    if form == "json":
+        findings = judge_claims(study.claims, rows, context)
+        click.echo(json.dumps(claims_document(study.id, study.claims, findings, record.id, context.scale),
+                              indent=2, ensure_ascii=False))
+        return EXIT_OK
+    grids, verdicts, findings = _print_study(study, rows, context)
     if html_dir:
-        # The study's charts first; then ours and the published tables of the same benchmark side by side.
-        sections = list(study_figures(study, rows))
+        # The claims first; the study's charts; then ours and the published tables of the same benchmark side by side.
+        sections = [("the source's claims", findings_html(study, findings))] if findings else []
+        sections += study_figures(study, rows)
         for benchmark in dict.fromkeys([*(g.title.split(":")[0] for g in grids), *(t.benchmark for t in study.published)]):
             sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
             sections += [(grid.title, grid_html(grid, caption=False))
@@ -816,7 +856,7 @@ def study_report(study_id, session_id, html_dir, db) -> int:
         if verdicts:
             items = "".join(f"<li>{html.escape(v.line)}{verdict_figure(v, f'verdict-{n}')}</li>"
                             for n, v in enumerate(verdicts))
-            sections.append(("reproduction: each published table against ours", f"<ul class='verdicts'>{items}</ul>"))
+            sections.append(("order within each table (a description, not the verdict)", f"<ul class='verdicts'>{items}</ul>"))
         path = _write_html(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
         say_whole(console, f"wrote {path}")
     return EXIT_OK

@@ -74,7 +74,7 @@ def estimate(plan: list[Point], runs: int, store: Store, timeout_s: float | None
     known_points = new_points = earlier_runs = 0
     for point in plan:
         key = point.series_key
-        todo = max(0, runs - ran.get(key, 0))
+        todo = max(0, point.runs_in(runs) - ran.get(key, 0))
         if not todo:
             continue
         if key in earlier:

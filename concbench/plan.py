@@ -22,6 +22,11 @@ class Point:
     iterations: int
     warmup: int
     deadline_s: float | None
+    runs: int | None = None   # more processes than the session's --runs (a study's claim cells need 3)
+
+    def runs_in(self, session_runs: int) -> int:
+        """How many processes this point runs in a session of `session_runs` per point."""
+        return max(session_runs, self.runs or 0)
 
     @property
     def shape(self) -> str | None:
@@ -250,3 +255,8 @@ def shard_of(plan: list[Point], shard: Shard) -> list[Point]:
         raise UsageError(f"--shard {shard}: the plan has {len(series)} series, fewer than {shard.count} parts")
     mine = set(series[shard.index - 1::shard.count])
     return [p for p in plan if _series_text(p) in mine]
+
+
+def planned_runs(plan: list[Point], session_runs: int) -> int:
+    """The processes a session runs over its plan, before any run again."""
+    return sum(point.runs_in(session_runs) for point in plan)

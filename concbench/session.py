@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields, replace
 from . import environment, runner, toolchains
 from .catalog import Catalog, value_order
 from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupted, UsageError
-from .plan import Point
+from .plan import Point, planned_runs
 from .probe import BASELINE_READINGS, Kind, Probe, ProbeError, Watch
 from .protocol import Iteration, Transcript
 from .records import (FAILED_STATUSES, IterationRecord, Measures, ProbeRecord, Reason, RunRecord, RunStatus,
@@ -204,9 +204,9 @@ class Session:
                 _keep_smallest(timed_out, run.skip_key, run.param)
         guard = Guard(self, session_id, result)
         guard.begin()
-        for run_index in range(self.settings.runs):
+        for run_index in range(max([self.settings.runs, *(p.runs_in(self.settings.runs) for p in plan)])):
             for point in shuffled(plan, random.Random(f"{self.settings.seed}/{run_index}")):
-                if (*point.series_key, run_index) in done:
+                if (*point.series_key, run_index) in done or run_index >= point.runs_in(self.settings.runs):
                     continue
                 limit = timed_out.get(point.skip_key)
                 if limit is not None and value_order(point.param) > value_order(limit):
@@ -501,7 +501,7 @@ def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Set
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
     result, interrupted, status = None, False, "crashed"
     try:
-        with progress.live(len(plan) * settings.runs - len(stored)):
+        with progress.live(planned_runs(plan, settings.runs) - len(stored)):
             result = session.run_plan(session_id, plan, stored)
         status = "finished"
     except (KeyboardInterrupt, SessionInterrupted):

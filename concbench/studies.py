@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .catalog import Catalog
+from .claims import RUNS_NEEDED, Claim, load_claims, serves, unnamed_options
 from .errors import CatalogError, UsageError
 from .plan import Point, Request, make_plan, parse_values
 
@@ -154,6 +155,7 @@ class Study:
     published: tuple[PublishedTable, ...]
     families: tuple[Family, ...] = ()
     entrants: tuple[Entrant, ...] = ()
+    claims: tuple[Claim, ...] = ()          # the source's claims, each judged on its own (report/claims.py)
 
 
 def _part(data: dict, path: Path) -> StudyPart:
@@ -280,6 +282,7 @@ def load_study(path: Path) -> Study:
         published=published,
         families=families,
         entrants=entrants,
+        claims=load_claims(data.get("claims", []), data.get("statistic", "mean-z"), str(path)),
     )
 
 
@@ -342,4 +345,21 @@ def plan_study(catalog: Catalog, study: Study, scale: str, available: set[str],
         plan += [replace(p, deadline_s=part.deadline_s) if part.deadline_s else p for p in points]
     if not plan:
         raise UsageError(f"{study.id}: none of its variants is available here (see `concbench list`)")
-    return plan, left_out
+    return with_claim_runs(study, scale, cores_here, plan), left_out
+
+
+def with_claim_runs(study: Study, scale: str, cores_here: int, plan: list[Point]) -> list[Point]:
+    """The plan with every point a claim testable here reads run at least RUNS_NEEDED times, so that each
+    claim's verdict rests on a spread of processes; of a cell without cores, the widest points only."""
+    cells = [cell for claim in study.claims if claim.testable(scale, cores_here) for cell in claim.all_cells()]
+    wanted: set[int] = set()
+    for cell in cells:
+        found = [i for i, p in enumerate(plan) if serves(cell, p.benchmark.id, p.variant.name, p.shape, p.param,
+                                                         dict(p.options))
+                 and (cell.cores is None or p.cores == cell.cores)]
+        widest = max((plan[i].cores for i in found), default=0)
+        found = [i for i in found if plan[i].cores == widest]
+        fewest = min((unnamed_options(cell, dict(plan[i].options)) for i in found), default=0)
+        wanted |= {i for i in found if unnamed_options(cell, dict(plan[i].options)) == fewest}
+    runs = max(RUNS_NEEDED, study.runs[scale])
+    return [replace(p, runs=runs) if i in wanted and study.runs[scale] < runs else p for i, p in enumerate(plan)]

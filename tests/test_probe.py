@@ -66,6 +66,21 @@ def test_the_reference_comes_down_when_the_session_started_in_a_slow_phase():
     assert not watch.add(reading(300)).quiet
 
 
+def test_a_session_that_started_quicker_than_usual_judges_its_usual_readings_quiet():
+    watch = Watch([])
+    for _ in range(5):
+        watch.add(reading(64, kind=Kind.BASELINE))
+    assert not watch.add(reading(100)).quiet                       # 1.56x the baseline: out of band at first
+    for _ in range(5):
+        watch.add(reading(100))
+    assert watch.current().roundtrip_ns == 100                     # the median of the readings so far
+    assert watch.add(reading(100)).quiet
+    assert not watch.add(reading(400)).quiet                       # a slow phase is still out of band
+    for _ in range(20):                                            # readings taken waiting for quiet do not count
+        watch.add(reading(400, kind=Kind.WAIT))
+    assert watch.current().roundtrip_ns == 100
+
+
 # -- the compiled probe ---------------------------------------------------------------------------
 
 
@@ -138,12 +153,12 @@ def _scripted(catalog, tmp_path, machine, runs=3, **settings):
     return result, store, session_id
 
 
-def test_runs_beside_a_disturbed_reading_are_marked_kept_and_run_again(catalog, tmp_path):
-    # 5 baseline readings, then one before each run: reading 7, between round 0's two runs, is disturbed.
-    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n == 7))
+def test_a_run_between_two_disturbed_readings_is_marked_kept_and_run_again(catalog, tmp_path):
+    # 5 baseline readings, then one before each run: readings 7 and 8, around round 0's second run, are disturbed.
+    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n in (7, 8)))
     stored = store.runs(session_id)
     disturbed = [r for r in stored if r.disturbed]
-    assert len(disturbed) == 2                       # the run before the reading and the run after it
+    assert len(disturbed) == 1                       # the run inside the phase, not those at its edges
     assert all(r.attempt == 0 and r.probe_ratio == 4.0 for r in disturbed)
     again = [r for r in stored if r.attempt == 1]
     assert sorted((r.param, r.run_index) for r in again) == sorted((r.param, r.run_index) for r in disturbed)
@@ -153,7 +168,12 @@ def test_runs_beside_a_disturbed_reading_are_marked_kept_and_run_again(catalog, 
     readings = store.probes(session_id)
     assert [p.kind for p in readings[:5]] == ["baseline"] * 5 and readings[-1].kind == "end"
     lines = machine_lines(store.session(session_id), stored, readings)
-    assert lines[1] == "Runs found disturbed: 2, run again: 2"
+    assert lines[1] == "Runs found disturbed: 1, run again: 1"
+
+
+def test_one_disturbed_reading_between_quiet_ones_marks_no_run(catalog, tmp_path):
+    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n == 7))
+    assert not any(r.disturbed for r in store.runs(session_id))
 
 
 def test_a_machine_that_never_reads_quiet_ends_the_session_says_so_and_marks_every_figure(catalog, tmp_path):

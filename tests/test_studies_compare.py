@@ -42,6 +42,15 @@ unit = "ms"
 columns = ["n", "ok", "slow"]
 rows = [["10", "0.1", "2.0"], ["12", "0.2", "2.1"]]
 note = "made up for the test"
+
+[[claims]]
+id = "ok-beats-slow"
+words = "ok is faster than slow"
+where = "table 1"
+kind = "sign"
+benchmark = "fib"
+options = {{ pad_ms = "2" }}
+pairs = [[{{ variant = "fake/ok", param = "10" }}, {{ variant = "fake/slow", param = "10" }}]]
 """
 
 
@@ -100,6 +109,40 @@ def test_study_run_and_report_lay_ours_beside_theirs(study_root, statistic, need
         text = (study_root / "html" / "index.html").read_text()
         ours, theirs = text.index("T (factor) per pad_ms"), text.index("their times")
         assert ours < theirs and text.count("their times") == 1   # theirs right after ours, once
+
+
+@pytest.mark.slow
+def test_a_study_lists_its_claims_runs_their_cells_three_times_and_opens_its_report_with_their_verdicts(study_root):
+    import json
+
+    import jsonschema
+    (study_root / "studies" / "selftest.toml").write_text(STUDY.format(statistic="mean-z"))
+    listed = _cli(study_root, "study", "claims", "selftest")
+    assert listed.returncode == 0 and "ok-beats-slow" in listed.stdout and "table 1" in listed.stdout
+    assert not (study_root / "results").exists()                   # listing runs nothing
+    done = _cli(study_root, "study", "run", "selftest", "--scale", "quick", "--no-probe")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.index("the source's claims") < done.stdout.index("their times")
+    document = json.loads(_cli(study_root, "study", "report", "selftest", "--format", "json").stdout)
+    schema = json.loads((ROOT / "concbench" / "schema" / "claims-v1.schema.json").read_text())
+    jsonschema.validate(document, schema)
+    (claim,) = document["claims"]
+    assert claim["verdict"]["outcome"] == "reproduces", claim["verdict"]
+    # The claim's two cells ran three times (the scale's runs = 1), every other point once.
+    runs = {}
+    for series in claim["verdict"]["series"]:
+        assert series.startswith("fib fake/")
+    from concbench.store import Store
+    for run in Store(study_root / "results" / "concbench.sqlite").runs(document["session"]):
+        key = (run.variant, run.param, run.options.get("pad_ms"))
+        runs[key] = runs.get(key, 0) + 1
+    assert runs.pop(("fake/ok", "10", "2")) == runs.pop(("fake/slow", "10", "2")) == 3
+    assert set(runs.values()) == {1}
+    page = _cli(study_root, "study", "report", "selftest", "--html", str(study_root / "html"))
+    assert page.returncode == 0, page.stderr
+    text = (study_root / "html" / "index.html").read_text()
+    assert text.index("id='claim-ok-beats-slow'") < text.index("their times")   # the claims open the page
+    assert "data-outcome='reproduces'" in text and "href='#bench-fib'" in text     # linked to its evidence
 
 
 @pytest.mark.slow

@@ -138,7 +138,8 @@ def test_a_missing_configuration_or_task_is_shown_not_dropped(scoop):
     assert thresh["QoQ ours"] == thresh["All ours"] == "not measured"
     outer = _cells(grid, "outer")
     assert (outer["None ours"], outer["QoQ ours"], outer["All ours"], outer["Dynamic ours"]) == (
-        "1.00", "timeout", "no compute_ns", "T ≤ C")
+        "1.00", "timeout", "no compute_ns", "T ≤ C (0.001 ≤ 0.002 s)")
+    assert "T ≤ C: the compute time the program reports covers its whole iteration" in grid.note
     winnow = _cells(grid, "winnow")
     assert winnow["measured as"] == "not measured"
     assert winnow["None ours"] == winnow["Static ours"] == "not measured" and winnow["None paper"] == "53.14"

@@ -148,3 +148,20 @@ def test_a_verdict_draws_each_common_cell_once_against_the_diagonal():
     drawn = figure(verdict, "v")
     assert drawn.startswith("<svg") and drawn.count("<circle") == 5 and 'id="v-cells"' in drawn
     assert figure(judge("T", {}), "v") == ""
+
+
+def test_a_table_of_a_source_that_took_medians_is_laid_against_our_medians():
+    from types import SimpleNamespace
+
+    from concbench.report.verdict import _matched
+    table = load_study(ROOT / "studies" / "countdown-2023.toml").published[0]
+
+    def series(window, median, mean):
+        return SimpleNamespace(benchmark="countdown", param="q7", label="c/libdispatch [dispatch]",
+                               variant="c/libdispatch", cores=2, runs=[SimpleNamespace(options={"window": window})],
+                               stats=SimpleNamespace(mean=mean * 1e9, median=median * 1e9))
+    # Medians in the thread's proportions (window 2: 55.9 % of window 1, 3: 36.5 %, 4: 28.8 %); means spoilt by a
+    # slow outlier iteration at window 3, which would put it after window 4.
+    rows = [series("1", 1.0, 1.0), series("2", 0.559, 0.56), series("3", 0.365, 0.9), series("4", 0.288, 0.29)]
+    assert _matched(table, rows, median=True).tau > 0.99
+    assert _matched(table, rows, median=False).tau < 0.99

@@ -16,7 +16,8 @@ from ..session import SETTLE_SPREAD
 class MachineSummary:
     readings: int                   # after the baseline
     quiet: int                      # of those
-    reference: Reference
+    reference: Reference            # the baseline's medians
+    level: Reference                # the level at the session's end (Reference.level)
     disturbed: int                  # runs found disturbed
     again: int                      # runs that were another attempt at a disturbed one
     series_disturbed_only: int      # series whose figures rest on disturbed runs only
@@ -42,18 +43,18 @@ def summarise_machine(session: SessionRecord, runs: list[RunRecord], probes: lis
     later = [p for p in probes if p.kind != Kind.BASELINE]
     if not baseline:
         return None
-    reference = Reference.of(baseline)
+    reference, level = Reference.of(baseline), Reference.level(probes)
     seconds = _seconds(session, probes)
     series: dict[tuple, list[RunRecord]] = {}
     for run in counted(runs):
         series.setdefault(run.series_key, []).append(run)
     return MachineSummary(
-        readings=len(later), quiet=sum(1 for p in later if p.quiet), reference=reference,
+        readings=len(later), quiet=sum(1 for p in later if p.quiet), reference=reference, level=level,
         disturbed=sum(1 for r in runs if r.disturbed), again=sum(1 for r in runs if r.attempt > 0),
         series_disturbed_only=sum(1 for group in series.values() if disturbed_only(group)),
         probe_share=sum(p.probe_ns for p in probes) / 1e9 / seconds if seconds else None,
         seconds=seconds, seed=session.config.get("probe", {}).get("seed"),
-        worst=max((reference.ratio(p) for p in later), default=1.0),
+        worst=max((level.ratio(p) for p in later), default=1.0),
     )
 
 
@@ -75,7 +76,8 @@ def machine_lines(session: SessionRecord, runs: list[RunRecord], probes: list[Pr
         return settle_line(session, runs)
     cost = f"; probing took {summary.probe_share:.2%} of the session" if summary.probe_share is not None else ""
     seed = f"; order seed {summary.seed}" if summary.seed is not None else ""
-    lines = [f"Machine probe: baseline {summary.reference.text()}, quiet band {BAND}x; the machine read quiet in "
+    lines = [f"Machine probe: baseline {summary.reference.text()}; level {summary.level.text()} (the median of its "
+             f"readings), quiet band {BAND}x; the machine read quiet in "
              f"{summary.quiet} of {summary.readings} readings{cost}{seed}",
              f"Runs found disturbed: {summary.disturbed}, run again: {summary.again}"
              + (f"; {summary.series_disturbed_only} series rest on disturbed runs only (their notes say so)"
@@ -86,7 +88,7 @@ def machine_lines(session: SessionRecord, runs: list[RunRecord], probes: list[Pr
         lines.append("The machine never read quiet in this session: every figure rests on disturbed runs"
                      + (f" (round trip median {statistics.median(trips):.0f} ns" if trips else " (")
                      + (f", the probe's loop got {statistics.median(shares):.0%} of its CPU" if shares else "")
-                     + f", up to {summary.worst:.1f}x the baseline)")
+                     + f", up to {summary.worst:.1f}x the level)")
     return lines + settle_line(session, runs)
 
 
@@ -102,13 +104,14 @@ def machine_section(session: SessionRecord, runs: list[RunRecord], probes: list[
 
     if not probes:
         return None
-    reference = Reference.of([p for p in probes if p.kind == Kind.BASELINE] or probes)
     start = min(p.at_ns for p in probes)
+    # The band as each reading was judged: the level of the readings before it.
+    judged = [(p, Reference.level(probes[:i])) for i, p in enumerate(probes) if i and p.kind != Kind.BASELINE]
 
     def seconds(at_ns: int) -> float:
         return (at_ns - start) / 1e9
 
-    def panel(title: str, unit: str, value, level: float | None) -> Panel:
+    def panel(title: str, unit: str, value, level) -> Panel:
         shown = [p for p in probes if value(p) is not None]
         series = [Series([seconds(p.at_ns) for p in shown], [value(p) for p in shown], QUIET, gid="readings",
                          name="reading", markers=True)]
@@ -116,19 +119,20 @@ def machine_section(session: SessionRecord, runs: list[RunRecord], probes: list[
         if off:
             series.append(Series([seconds(p.at_ns) for p in off], [value(p) for p in off], DISTURBED, kind="points",
                                  gid="disturbed-readings", name="out of band"))
-        if level is not None:
-            edge = [0.0, max(seconds(p.at_ns) for p in probes)]
-            series.append(Series(edge, [level * BAND] * 2, BAND_COLOUR, gid="band", name=f"{BAND}x baseline",
-                                 dashed=True))
+        bands = [(seconds(p.at_ns), level(r) * BAND) for p, r in judged if level(r) is not None]
+        if bands:
+            series.append(Series([x for x, _ in bands], [y for _, y in bands], BAND_COLOUR, gid="band",
+                                 name=f"{BAND}x the level", dashed=True))
             marked = [r for r in runs if r.disturbed and r.started_at_ns is not None]
             if marked:
-                series.append(Series([seconds(r.started_at_ns) for r in marked], [level * BAND] * len(marked),
+                final = bands[-1][1]
+                series.append(Series([seconds(r.started_at_ns) for r in marked], [final] * len(marked),
                                      DISTURBED, kind="points", gid="disturbed-runs", name="a disturbed run starts"))
         return Panel(title, "seconds into the session", unit, series, legend=True)
 
     panels = [panel("a cache line's round trip between two CPUs", "ns", lambda p: p.roundtrip_ns,
-                    reference.roundtrip_ns),
-              panel("a fixed integer loop, the slower CPU", "ms", lambda p: p.loop_ns / 1e6, reference.loop_ns / 1e6)]
+                    lambda r: r.roundtrip_ns),
+              panel("a fixed integer loop, the slower CPU", "ms", lambda p: p.loop_ns / 1e6, lambda r: r.loop_ns / 1e6)]
     svg = chart(f"machine-{session.id}", panels, 900, 220, columns=2)
     lines = machine_lines(session, runs, probes)
     text = "".join(f"<p>{escape(line)}</p>\n" for line in lines)

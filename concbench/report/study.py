@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from scipy import stats as scipy_stats
@@ -20,6 +20,7 @@ from . import configurations, geomeans
 from .growth import growth_series
 from .scaling import scaling_tables
 from .summary import COMPUTE, SeriesSummary
+from .svg import slug
 from .units import fmt_ns
 
 Z95 = float(scipy_stats.norm.ppf(0.975))
@@ -407,6 +408,10 @@ def _rebuilt_grid(rebuilt: configurations.Rebuilt) -> Grid:
             + ". " + (f"{configurations.NO_COUNTERPART}: no counterpart here ({', '.join(lacking)}). "
                       if lacking else "")
             + "geometric mean: per column over the tasks both sides have (k of n where fewer). "
+            + ("T ≤ C: the compute time the program reports covers its whole iteration, so no communication is "
+               "left to measure; such a cell is shown, but counted in neither its column's mean nor its row's "
+               "normalisation. " if any(f.why.startswith("T ≤ C") for r in rebuilt.rows for f in r.ours.values())
+               else "")
             + (f"Ours ran: {where}. " if where else "") + table.note)
     return Grid(f"{table.benchmark}: {table.title}, ours beside the paper's",
                 (table.columns[0], "measured as", *(x for c in columns for x in (f"{c} ours", f"{c} paper"))),
@@ -446,3 +451,61 @@ def grid_html(grid: Grid, caption: bool = True) -> str:
     """The grid as an HTML table; without a caption where a heading above already names it."""
     note = f"<p class='note'>{html.escape(grid.note)}</p>" if grid.note else ""
     return to_html(grid_table(grid), caption=grid.title if caption else "") + note
+
+
+CLAIM_COLUMNS = ("claim", "where", "kind", "ours", "the source's", "verdict")
+
+
+def _band_text(claim) -> str:
+    """What would make a claim hold, in a few words."""
+    if claim.kind in ("ratio", "scaling"):
+        what = "a ÷ b" if claim.kind == "ratio" else claim.measure
+        return f"{what} in [{claim.band[0]:g}, {claim.band[1]:g}]"
+    if claim.kind == "event":
+        return f"{claim.event} {'in every run' if claim.expected else 'in no run'}"
+    return f"{len(claim.ordered_pairs)} pairs, the first faster"
+
+
+def claims_grid(study: Study) -> Grid:
+    """`concbench study claims`: what the source claims and what would make each hold, nothing run."""
+    rows = tuple((c.id, c.where, str(c.kind), c.words, _band_text(c),
+                  c.theirs, c.needs or (f"{c.min_cores}+ cores" if c.min_cores > 1 else "") or f"{c.scale}")
+                 for c in study.claims)
+    return Grid(f"{study.id}: the source's claims", ("claim", "where", "kind", "words", "holds when", "the source's",
+                                                     "testable from"), rows,
+                "Each is judged on its own by `concbench study report` (docs/claims.md).")
+
+
+def findings_grid(study: Study, findings) -> Grid:
+    """The claims table that opens a study's report: each claim's verdict and the evidence it rests on."""
+    rows = tuple((f.claim.id, f.claim.where, str(f.claim.kind), f.ours or "—", f.claim.theirs or "—",
+                  f"{f.outcome}" + (f": {f.why}" if f.why and f.outcome != "reproduces" else ""))
+                 for f in findings)
+    counts = ", ".join(f"{n} {outcome}" for outcome, n in Counter(str(f.outcome) for f in findings).most_common())
+    return Grid(f"{study.id}: the source's claims, one by one ({counts})", CLAIM_COLUMNS, rows,
+                "Ours: the claim's statistic over the runs (processes), with its 95 % bootstrap interval. The verdict's "
+                "p-values are corrected over the study's statistical claims (Holm, α = 0.05); docs/claims.md.")
+
+
+
+def findings_html(study: Study, findings) -> str:
+    """The claims table of the HTML page: each claim linked to the section of its benchmark (its evidence), its
+    per-pair figures and the series it reads folded beneath."""
+    grid = findings_grid(study, findings)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in grid.columns)
+    body = []
+    for finding, row in zip(findings, grid.rows):
+        benchmarks = dict.fromkeys(c.benchmark for c in finding.claim.all_cells())
+        links = " ".join(f"<a href='#bench-{html.escape(slug(b))}'>{html.escape(b)}</a>" for b in benchmarks)
+        cells = [f"<td>{html.escape(value)}</td>" for value in row]
+        cells[0] = f"<td><a id='claim-{html.escape(finding.claim.id)}'></a>{html.escape(row[0])}<br>{links}</td>"
+        lines = [*finding.details, *(f"series: {s}" for s in finding.series)]
+        words = f"<q>{html.escape(finding.claim.words)}</q>"
+        folded = (f"<details><summary>evidence</summary><ul>{''.join(f'<li>{html.escape(x)}</li>' for x in lines)}"
+                  f"</ul></details>") if lines else ""
+        cells[3] = f"<td>{html.escape(row[3])}{folded}</td>"
+        outcome = str(finding.outcome).replace(" ", "-")
+        body.append(f"<tr class='claim {outcome}' data-outcome='{html.escape(str(finding.outcome))}'>{''.join(cells)}"
+                    f"</tr><tr class='words'><td colspan='{len(cells)}'>{words}</td></tr>")
+    return (f"<table class='claims'><caption>{html.escape(grid.title)}</caption><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table><p class='note'>{html.escape(grid.note)}</p>")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from scipy import stats as scipy_stats
 
 from ..records import RunStatus
-from ..studies import PublishedTable, Study
+from ..studies import PublishedTable, Statistic, Study
 from . import configurations, geomeans, svg
 from .summary import SeriesSummary
 
@@ -126,31 +126,33 @@ def _seconds(text: str, unit: str) -> float | None:
     return None if value is None or scale is None else value * scale
 
 
-def _ours(table: PublishedTable, rows: list[SeriesSummary], key: str, wanted: str) -> float | None:
-    """Our mean iteration time in seconds (per task where the table's unit is) of the series that stands
-    for a published cell: its variant, at the row's parameter (or option value); the widest run of it."""
+def _ours(table: PublishedTable, rows: list[SeriesSummary], key: str, wanted: str, median: bool) -> float | None:
+    """Our mean (or, where the source took one, median) iteration time in seconds (per task where the table's
+    unit is) of the series that stands for a published cell: its variant, at the row's parameter (or option
+    value); the widest run of it."""
     found = [r for r in rows if r.benchmark == table.benchmark and geomeans.matches(r, wanted) and r.stats is not None
              and (geomeans.options_of(r).get(table.match_option) == key if table.match_option else r.param == key)]
     if not found:
         return None
     tasks = int(key) if table.unit.endswith(PER_TASK) and key.isdigit() and int(key) > 0 else 1
-    return max(found, key=lambda r: r.cores).stats.mean / 1e9 / tasks
+    widest = max(found, key=lambda r: r.cores).stats
+    return (widest.median if median else widest.mean) / 1e9 / tasks
 
 
-def _matched(table: PublishedTable, rows: list[SeriesSummary]) -> Verdict:
-    """Rows by parameter (or option), columns by variant ([published] match): the mean iteration time of
-    the series, per task where the unit is; in a relative table, 100 × each row's time ÷ our time at the
-    key the table is relative to."""
+def _matched(table: PublishedTable, rows: list[SeriesSummary], median: bool = False) -> Verdict:
+    """Rows by parameter (or option), columns by variant ([published] match): the mean (or median) iteration
+    time of the series, per task where the unit is; in a relative table, 100 × each row's time ÷ our time at
+    the key the table is relative to."""
     pairs = {}
     at = table.columns.index(table.param_column)
     chosen = [row for row in table.rows
               if all(row[table.columns.index(column)] == value for column, value in table.match_rows.items())]
     for column, wanted in table.match.items():
-        base = _ours(table, rows, table.relative_to, wanted) if table.relative_to else None
+        base = _ours(table, rows, table.relative_to, wanted, median) if table.relative_to else None
         for row in chosen:
             cell = row[table.columns.index(column)]
             theirs = _leading_number(cell) if table.relative_to else _seconds(cell, table.unit)
-            ours = _ours(table, rows, row[at], wanted)
+            ours = _ours(table, rows, row[at], wanted, median)
             if table.relative_to:
                 ours = 100 * ours / base if ours is not None and base else None
             if theirs is not None and ours is not None:
@@ -201,7 +203,7 @@ def study_verdicts(study: Study, rows: list[SeriesSummary]) -> list[Verdict]:
         elif table.layout:
             out.append(_aggregated(study, table, ours))
         elif table.match:
-            out.append(_matched(table, rows))
+            out.append(_matched(table, rows, study.statistic == Statistic.MEDIAN_OF_3_AFTER_WARMUP))
         elif table.match_by_row:
             out.append(_by_row(table, rows))
     return out
