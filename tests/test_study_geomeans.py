@@ -186,7 +186,7 @@ def test_an_aggregating_study_runs_and_lays_its_tables_charts_and_means_beside_t
         assert needle in out, needle
     # The fake's slow model is slower here while the made-up paper has it faster: the rankings differ.
     assert "differs: Quick, Slow" in out
-    verdicts = out[out.index("reproduction"):]
+    verdicts = out[out.index("order within each table"):]
     assert "their parallel table:" in verdicts and ("Kendall's τ" in verdicts or "no verdict" in verdicts)
     page = (tmp_path / "html" / "index.html").read_text()
     assert page.index("parallel: seconds per core count") < page.index("their parallel table")   # ours, then theirs
