@@ -12,8 +12,8 @@ A reading is quiet when
   baseline's at first), so that neither a quick start nor a slow one sets the band for the whole session, and
   lowered to the latest readings where three in a row lie below it by more than the band (a session that
   started in a slow phase is judged by its quiet readings at once).
-A run is disturbed when the readings before and after it are both out of band: it lay inside a disturbed phase
-(README, "a machine probe")."""
+A run is disturbed when a reading before or after it finds its CPU taken (the loop's share or time), or both
+find the round trip out of band: it lay inside a slow phase (README, "a machine probe")."""
 
 from __future__ import annotations
 
@@ -147,11 +147,19 @@ class Watch:
         return Reference.level(self.readings)
 
     def judge(self, before: ProbeRecord, after: ProbeRecord) -> tuple[bool, float]:
-        """Whether a run between two readings was disturbed, against the level now: both readings out of band, so
-        that the run lay inside a disturbed phase; and the worse ratio. One reading out of band between quiet ones
-        marks nothing: on the 2-core VM the round trip jumps between about 64, 100 and 450 ns from one reading to
-        the next (the host moving its vCPUs), a reading says little of the runs 10 s either side of it, and marking
-        them (the rule before) set aside a third of a session's runs at random (README, "the machine probe")."""
+        """Whether a run between two readings was disturbed, against the level now, and the worse ratio. The CPU
+        taken from the run (the loop's share or time out of band) by either reading; a slow hand-off (the round
+        trip) only by both, so that the run lay inside a phase: on the 2-core VM the round trip jumps between about
+        64, 100 and 450 ns from one reading to the next (the host moving its vCPUs), one such reading says little
+        of the runs 10 s either side of it, and marking them set aside a third of a session's runs at random
+        (README, "the machine probe")."""
         reference = self.current()
         ratio = max(reference.ratio(before), reference.ratio(after))
-        return not (quiet(before, reference) or quiet(after, reference)), round(ratio, 3)
+        cpu_taken = not (_cpu_quiet(before, reference) and _cpu_quiet(after, reference))
+        slow_phase = not (quiet(before, reference) or quiet(after, reference))
+        return cpu_taken or slow_phase, round(ratio, 3)
+
+
+def _cpu_quiet(reading: ProbeRecord, reference: Reference) -> bool:
+    """The reading's loop had its CPU to itself and ran at the level's speed."""
+    return _own_cpu(reading) and reading.loop_ns <= BAND * reference.loop_ns

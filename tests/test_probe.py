@@ -128,13 +128,13 @@ def test_the_probe_reads_the_machine_and_sees_a_busy_neighbour(probe_binary):
 class ScriptedProbe:
     """Readings by number: those the script names disturbed, the rest quiet."""
 
-    def __init__(self, disturbed=lambda n: False) -> None:
-        self.disturbed, self.count = disturbed, 0
+    def __init__(self, disturbed=lambda n: False, share: float = 0.5) -> None:
+        self.disturbed, self.count, self.share = disturbed, 0, share   # share 1.0: a slow round trip alone
 
     def read(self, kind: Kind) -> ProbeRecord:
         self.count += 1
         if kind != Kind.BASELINE and self.disturbed(self.count):
-            return reading(400, share=0.5, kind=kind)
+            return reading(400, share=self.share, kind=kind)
         return reading(100, kind=kind)
 
 
@@ -155,7 +155,7 @@ def _scripted(catalog, tmp_path, machine, runs=3, **settings):
 
 def test_a_run_between_two_disturbed_readings_is_marked_kept_and_run_again(catalog, tmp_path):
     # 5 baseline readings, then one before each run: readings 7 and 8, around round 0's second run, are disturbed.
-    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n in (7, 8)))
+    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n in (7, 8), share=1.0))
     stored = store.runs(session_id)
     disturbed = [r for r in stored if r.disturbed]
     assert len(disturbed) == 1                       # the run inside the phase, not those at its edges
@@ -171,9 +171,11 @@ def test_a_run_between_two_disturbed_readings_is_marked_kept_and_run_again(catal
     assert lines[1] == "Runs found disturbed: 1, run again: 1"
 
 
-def test_one_disturbed_reading_between_quiet_ones_marks_no_run(catalog, tmp_path):
-    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n == 7))
+def test_one_slow_round_trip_between_quiet_readings_marks_no_run_but_a_taken_cpu_marks_both_sides(catalog, tmp_path):
+    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n == 7, share=1.0))
     assert not any(r.disturbed for r in store.runs(session_id))
+    result, store, session_id = _scripted(catalog, tmp_path / "busy", ScriptedProbe(lambda n: n == 7))
+    assert sum(1 for r in store.runs(session_id) if r.disturbed) == 2   # the run before the reading and after it
 
 
 def test_a_machine_that_never_reads_quiet_ends_the_session_says_so_and_marks_every_figure(catalog, tmp_path):
@@ -227,7 +229,7 @@ def _real_session(catalog, tmp_path, probe_binary, name, hog_window=None, runs=8
 
 def _problems(runs, window, quiet_median: float) -> list[str]:
     """What is wrong with a session disturbed in `window`: runs inside it not marked, marked runs not run again,
-    or medians off the undisturbed session's by more than 10 %."""
+    or medians off the undisturbed session's by more than 20 %."""
     problems = []
     start, end = window
     margin = 0.3e9
@@ -239,7 +241,9 @@ def _problems(runs, window, quiet_median: float) -> list[str]:
     quietly = {(r.run_index) for r in runs if r.status == RunStatus.OK and not r.disturbed}
     problems += [f"run {r.run_index} was not run again" for r in runs if r.disturbed and r.run_index not in quietly]
     median = summarise(runs)[0].stats.median
-    if abs(median / quiet_median - 1) > 0.10:
+    # 20 %: two sessions of this program a minute apart differed by 15 % on the noisy VM of 2026-12-06; a busy loop on
+    # both CPUs doubles a run, so a window's runs counted unmarked would move it further.
+    if abs(median / quiet_median - 1) > 0.20:
         problems.append(f"median {median / 1e6:.1f} ms against {quiet_median / 1e6:.1f} ms undisturbed")
     return problems
 
@@ -270,6 +274,7 @@ def test_runs_made_while_a_busy_loop_shares_the_cpus_are_marked_and_run_again(ca
 def test_with_the_band_check_broken_the_disturbed_session_is_caught(catalog, tmp_path, probe_binary, undisturbed,
                                                                      monkeypatch):
     monkeypatch.setattr(probes, "quiet", lambda reading, reference: True)   # every reading treated as quiet
+    monkeypatch.setattr(probes, "_cpu_quiet", lambda reading, reference: True)
     runs, window = _real_session(catalog, tmp_path, probe_binary, "broken", hog_window=(1.0, 2.0))
     assert any("is not marked" in p for p in _problems(runs, window, undisturbed))
 
