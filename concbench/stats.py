@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
-from scipy import stats as _st
+from scipy import special as _special
 
 __all__ = [
     "CV_WARN_THRESHOLD",
@@ -116,13 +116,20 @@ def _ratio_of_medians_axis(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.n
         return np.median(b, axis=axis) / np.median(a, axis=axis)
 
 
+def _scipy_stats():
+    """scipy.stats, imported when first needed: loading it takes most of a second, which every start of the
+    CLI paid (quantiles come from the far lighter scipy.special)."""
+    from scipy import stats
+    return stats
+
+
 def _bootstrap_interval(data: tuple[np.ndarray, ...], statistic: Callable[..., np.ndarray],
                         confidence: float, seed: int) -> tuple[float | None, float | None]:
     # Percentile rather than BCa: BCa's acceleration comes from the jackknife,
     # which is inconsistent for the median and yields NaN on tied data.
     with _pywarnings.catch_warnings():
         _pywarnings.simplefilter("ignore")
-        res = _st.bootstrap(
+        res = _scipy_stats().bootstrap(
             data,
             statistic,
             n_resamples=_N_RESAMPLES,
@@ -196,7 +203,7 @@ def summarize(samples: Sequence[float], confidence: float = 0.95, seed: int = 0)
             # A zero-width interval would claim certainty the data cannot give.
             warn.append(Note(WarningKind.CONSTANT, "zero variance: no confidence interval of the mean"))
         else:
-            half = float(_st.t.ppf((1.0 + confidence) / 2.0, df=n - 1)) * sd / math.sqrt(n)
+            half = float(_special.stdtrit(n - 1, (1.0 + confidence) / 2.0)) * sd / math.sqrt(n)
             ci_low, ci_high = mean - half, mean + half
 
     if n == 2:
@@ -382,7 +389,7 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = 0.95,
     else:
         with _pywarnings.catch_warnings():
             _pywarnings.simplefilter("ignore")
-            res = _st.ttest_ind(xa, xb, equal_var=False)
+            res = _scipy_stats().ttest_ind(xa, xb, equal_var=False)
         welch_t, welch_p = _finite_or_none(res.statistic), _finite_or_none(res.pvalue)
         if welch_t is None or welch_p is None:
             welch_t = welch_p = None
@@ -393,7 +400,7 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = 0.95,
     with _pywarnings.catch_warnings():
         _pywarnings.simplefilter("ignore")
         try:
-            res = _st.mannwhitneyu(xa, xb, alternative="two-sided")
+            res = _scipy_stats().mannwhitneyu(xa, xb, alternative="two-sided")
             mw_u, mw_p = _finite_or_none(res.statistic), _finite_or_none(res.pvalue)
         except ValueError:
             pass
@@ -411,7 +418,7 @@ def compare(a: Sequence[float], b: Sequence[float], confidence: float = 0.95,
         if se == 0.0:
             warn.append("zero variance in both samples: no z interval")
         else:
-            z = float(_st.norm.ppf((1.0 + confidence) / 2.0))
+            z = float(_special.ndtri((1.0 + confidence) / 2.0))
             lo, hi = diff - z * se, diff + z * se
             if not (math.isfinite(lo) and math.isfinite(hi)):   # the means or their spread overflow a float
                 warn.append("z interval not finite: no z interval")
@@ -487,9 +494,9 @@ class RunLevelComparison:
         power, is narrower than the change; None beyond 10 000 runs."""
         if self.run_sd is None or change <= 0:
             return None
-        effect, beta = math.log1p(change), float(_st.norm.ppf(power))
+        effect, beta = math.log1p(change), float(_special.ndtri(power))
         for n in range(2, 10_001):
-            t = float(_st.t.ppf(1 - (1 - confidence) / 2, 2 * n - 2))
+            t = float(_special.stdtrit(2 * n - 2, 1 - (1 - confidence) / 2))
             if (t + beta) * self.run_sd * math.sqrt(2 / n) <= effect:
                 return n
         return None
@@ -513,5 +520,5 @@ def compare_runs(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]],
     if se2 == 0.0:
         return RunLevelComparison(na, nb, math.exp(diff), math.exp(diff), math.exp(diff), pooled)
     df = se2 ** 2 / ((va / na) ** 2 / (na - 1) + (vb / nb) ** 2 / (nb - 1)) if va + vb > 0 else na + nb - 2
-    half = float(_st.t.ppf(1 - (1 - confidence) / 2, df)) * math.sqrt(se2)
+    half = float(_special.stdtrit(df, 1 - (1 - confidence) / 2)) * math.sqrt(se2)
     return RunLevelComparison(na, nb, math.exp(diff), math.exp(diff - half), math.exp(diff + half), pooled)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -367,3 +369,11 @@ def test_a_z_interval_that_overflows_is_none_not_nan():
     c = compare([1.5e308, 1.7e308, 1.6e308], [1.0, 2.0, 3.0])
     assert c.z_ci_low is None and c.z_ci_high is None and not c.z_significant
     assert "z interval not finite: no z interval" in c.warnings
+
+
+def test_starting_the_cli_does_not_load_scipy_stats():
+    # Every start of the CLI paid most of a second for scipy.stats (the tests start it about a hundred times); the
+    # quantiles come from scipy.special, and scipy.stats loads where a bootstrap or a test needs it.
+    code = "import sys, concbench.cli, concbench.report.html; print('scipy.stats' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr

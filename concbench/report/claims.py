@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from ..claims import RUNS_NEEDED as MIN_RUNS, Axis, Cell, Claim, Event, Kind, Statistic, serves, unnamed_options
 from ..catalog import value_order
@@ -144,6 +143,7 @@ def cell_figures(row: SeriesSummary, statistic: Statistic, seed: int) -> CellFig
     aggregate = AGGREGATE[statistic]
     if len(figures) == 1:
         return CellFigures(float(figures[0]), np.full(DRAWS, figures[0]), 1)
+    from scipy import stats as scipy_stats   # on first use: it takes most of a second to load
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # scipy warns that a distribution of a few runs is degenerate: it may be
         result = scipy_stats.bootstrap((figures,), lambda x, axis: aggregate(x, axis=axis), n_resamples=DRAWS,

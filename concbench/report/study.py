@@ -9,8 +9,8 @@ import html
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from statistics import NormalDist
 
-from scipy import stats as scipy_stats
 
 from ..studies import PublishedTable, Quantity, Statistic, Study, Sweep
 from .render import to_html
@@ -23,7 +23,7 @@ from .summary import COMPUTE, SeriesSummary
 from .svg import slug
 from .units import fmt_ns
 
-Z95 = float(scipy_stats.norm.ppf(0.975))
+Z95 = NormalDist().inv_cdf(0.975)
 
 
 @dataclass(frozen=True)
