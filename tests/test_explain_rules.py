@@ -70,16 +70,19 @@ def test_on_many_cores_a_middling_cpu_is_still_a_finding():
     assert _rules([_run(1, 100, 1.0), _run(16, 100 / speedup, 6.0)]) == [["serial"]]
 
 
-def test_slower_than_the_first_point_is_a_slowdown_not_a_serial_fraction():
-    # speedup 0.4: e = 4, which is no serial fraction; the slowdown rule says it, with the intervals apart.
-    assert _rules([_run(1, 100, 1.0), _run(2, 250, 1.9)]) == [["slowdown"]]
+def test_slower_than_the_first_point_is_a_slowdown_ranked_after_its_cause():
+    # speedup 0.4: e = 4, no serial fraction but no speedup either: the busy cores say why (overhead, thin on two
+    # points), the slowdown says by how much, with the intervals apart, and ranks after it as a symptom.
+    assert _rules([_run(1, 100, 1.0), _run(2, 250, 1.9)]) == [["overhead", "slowdown"]]
     assert not _finding([_run(1, 100, 1.0), _run(2, 250, 1.9)], "slowdown").weak
+    assert "(speedup 0.40 < 0.9: slower)" in _finding([_run(1, 100, 1.0), _run(2, 250, 1.9)], "overhead").crossed
 
 
-@pytest.mark.parametrize("ms, found", [(105, ["serial"]), (115, ["slowdown"])])
-def test_no_faster_is_serial_and_slower_is_a_slowdown(ms, found):
+@pytest.mark.parametrize("ms, found", [(105, ["serial"]), (115, ["serial", "slowdown"])])
+def test_no_faster_is_serial_and_slower_is_a_serial_bottleneck_and_a_slowdown(ms, found):
     # A global lock on 2 cores gives speedup about 1 and e about 1: noise puts e a little above 1 (0.95: e = 1.1),
-    # still a serial bottleneck; below the slowdown's 0.9 (0.87) it is a slowdown, not a serial fraction.
+    # still a serial bottleneck; below the slowdown's 0.9 (0.87), as lock hand-overs between cores make it on a
+    # VM, it is still one (the added core idle) and a slowdown too, which ranks after it.
     assert _rules([_run(1, 100, 1.0), _run(2, ms, 1.0)]) == [found]
 
 
@@ -162,15 +165,15 @@ def test_without_counters_nothing_is_said_of_instructions_per_cycle():
 
 # -- slowdown ----------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("ms, found", [(112, ["slowdown"]), (108, ["serial"])])
+@pytest.mark.parametrize("ms, found", [(112, ["serial", "slowdown"]), (108, ["serial"])])
 def test_slowdown_fires_just_below_its_speedup(ms, found):
     # speedup 100/112 = 0.89 < 0.9: slower; 100/108 = 0.93: no faster, with the added core idle (serial).
     assert _rules([_run(1, 100, 1.0), _run(2, ms, 1.0)]) == [found]
 
 
-def test_a_slowdown_within_the_noise_is_no_finding():
-    # speedup 0.8 on medians, but iterations spread ±30 %: the medians' intervals overlap.
-    assert _rules([_run(1, 100, 1.0, jitter=0.3), _run(2, 125, 1.0, jitter=0.3)]) == [[]]
+def test_a_slowdown_within_the_noise_is_no_slowdown():
+    # speedup 0.8 on medians, but iterations spread ±30 %: the medians' intervals overlap; no faster, one core idle.
+    assert _rules([_run(1, 100, 1.0, jitter=0.3), _run(2, 125, 1.0, jitter=0.3)]) == [["serial"]]
 
 
 def test_a_slowdown_without_intervals_is_said_to_lack_evidence():
@@ -182,8 +185,34 @@ def test_a_slowdown_without_intervals_is_said_to_lack_evidence():
 
 @pytest.mark.parametrize("running, delay, found", [(3, 0.3, ["oversubscribed"]), (2, 0.3, []), (3, 0.2, [])])
 def test_oversubscribed_needs_both_runnable_threads_per_core_and_run_delay(running, delay, found):
-    # 2 cores: 3 running or runnable is 1.5 per core (> 1), 2 is 1.0 (not more than one per core).
+    # 2 cores: 3 running or runnable is 1.5 per core (> 1.25), 2 is 1.0 (one per core).
     assert _rules([_run(2, 100, 2.0, running=running, delay_share=delay)]) == [found]
+
+
+@pytest.mark.parametrize("cpu, found", [(1.5, ["oversubscribed"]), (1.4, [])])
+def test_oversubscribed_needs_the_cores_busy(cpu, found):
+    # A pool woken all at once queues for a CPU in bursts while its cores sit mostly idle: run delay and
+    # runnable threads, but no more work than cores. Busy starts at BUSY_SHARE of 2 cores, 1.5.
+    assert _rules([_run(2, 100, cpu, running=3, delay_share=0.3)]) == [found]
+
+
+def test_a_hand_off_seen_at_one_core_ranks_before_the_slowdown_at_two():
+    # Per-item hand-offs 4 times slower on 2 cores: switches per second per core fall below the threshold there,
+    # so hand-off holds at the first point only; the slowdown, a symptom, still ranks after it.
+    runs = [_run(1, 100, 1.0, switches=50_000), _run(2, 400, 1.2, switches=6_000)]
+    assert _rules(runs) == [["hand-off", "slowdown"]]
+
+
+def test_a_pool_of_one_thread_per_core_with_one_more_awake_is_not_oversubscribed():
+    # 4 cores: 5 running or runnable is 1.25 per core, a right-sized pool and a thread waking beside it; 6 is 1.5.
+    assert _rules([_run(4, 100, 4.0, running=5, delay_share=0.3)]) == [[]]
+    assert _rules([_run(4, 100, 4.0, running=6, delay_share=0.3)]) == [["oversubscribed"]]
+
+
+def test_a_hand_off_on_one_core_is_not_called_oversubscribed():
+    # Producer and consumer on one core: the woken one is runnable while its waker still runs (run delay, 2 per
+    # core), yet capping threads at the cores would not help: hand-off says what it is.
+    assert _rules([_run(1, 100, 1.0, running=2, delay_share=0.4, switches=150_000)]) == [["hand-off"]]
 
 
 def test_four_spinning_threads_on_two_cores_are_oversubscribed_and_idle_service_threads_are_not():
@@ -222,7 +251,8 @@ def test_a_program_that_mostly_waits_is_waiting():
 def test_hand_off_fires_where_the_sweep_does_not_scale_and_not_where_it_does():
     scales = [_run(1, 100, 1.0, switches=50_000), _run(2, 52, 1.95, switches=50_000)]
     stuck = [_run(1, 100, 1.0, switches=50_000, variant="x/z"), _run(2, 95, 1.95, switches=50_000, variant="x/z")]
-    assert _rules(scales + stuck) == [[], ["hand-off", "overhead"]]
+    # Busy and not faster, but hand-off names the mechanism that Karp–Flatt only measures: overhead is left out.
+    assert _rules(scales + stuck) == [[], ["hand-off"]]
 
 
 @pytest.mark.parametrize("switches, found", [(20_000, ["hand-off"]), (19_000, [])])

@@ -4,8 +4,9 @@ Series are grouped into sweeps along one dimension: the cores when they vary, el
 that varies (countdown's window), else the parameter (growth). Each point carries its time, its
 speedup and efficiency against the sweep's first point, the Karp–Flatt serial fraction and the
 evidence of report/evidence.py; then every rule of RULES is tried, and the ones that fire are
-the findings: first those that hold at the sweep's widest point, each group in the table's order
-and, within a rule, by how far past its threshold.
+the findings: causes before symptoms (a slowdown says only that it got slower, even beside a cause
+whose evidence is thin), the well-founded before the thin, first those that hold at the sweep's
+widest point, each group in the table's order and, within a rule, by how far past its threshold.
 
 RULES is the one table of rules and thresholds; `concbench explain --rules` prints it."""
 
@@ -30,7 +31,8 @@ BUSY_SHARE = 0.75              # CPU below this share of the cores: they sit idl
 KARP_FLATT_RISE = 0.1          # e rising by more than this along the sweep: overhead that grows with parallelism
 SLOWDOWN_SPEEDUP = 0.9         # more parallelism, less speed (and the medians' intervals apart)
 OVERSUBSCRIBED_DELAY = 0.25    # run delay per core, as a share of wall time
-OVERSUBSCRIBED_RUNNABLE = 1.0  # ... with more threads running or runnable per core than this, on average
+OVERSUBSCRIBED_RUNNABLE = 1.25  # ... with more threads running or runnable per core than this, on average (a
+                               # pool of one per core sits at 1: any other thread waking would tip it past 1)
 BLOCKED_ASLEEP = 0.5           # share of samples with no thread running
 BLOCKED_BUSY = 8               # ... while at least max(this, BLOCKED_BUSY_PER_CORE × cores) threads ran in one sample
 BLOCKED_BUSY_PER_CORE = 4
@@ -121,6 +123,7 @@ class Rule:
     point: PointCheck | None = None
     sweep: SweepCheck | None = None
     unless: tuple[str, ...] = ()   # rules whose finding already says more: this one is then left out
+    symptom: bool = False          # it says what happened, not why: it ranks after the causes beside it
 
 
 def _pct(x: float) -> str:
@@ -209,8 +212,6 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     p = _widest(d)
     if p is None or p.evidence.cpu_cores is None or p.karp_flatt < SERIAL_FRACTION:
         return None
-    if p.karp_flatt > 1 and p.speedup < SLOWDOWN_SPEEDUP:
-        return None   # slower, not merely no faster: the slowdown rule judges it, with the intervals
     e = p.evidence
     if (e.cpu_cores >= BUSY_SHARE * e.cores) != busy:
         return None
@@ -219,8 +220,10 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     spins = (f"; {e.involuntary_rate:,.0f} involuntary switches/s per core: preempted or yielding while it spins"
              if busy and e.involuntary_rate is not None and e.involuntary_rate >= SPIN_INVOLUNTARY else "")
     relation = "≥" if busy else "<"
-    # e above 1 is no serial fraction; within the slowdown rule's tolerance it reads as no speedup at all.
-    flat = f" (speedup {p.speedup:.2f} ≥ {SLOWDOWN_SPEEDUP}: no faster)" if p.karp_flatt > 1 else ""
+    # e above 1 is no serial fraction: within the slowdown rule's tolerance it reads as no speedup at all, past it
+    # as slower (the slowdown rule says by how much); either way the cores' CPU still tells idle from busy.
+    flat = ((f" (speedup {p.speedup:.2f} ≥ {SLOWDOWN_SPEEDUP}: no faster)" if p.speedup >= SLOWDOWN_SPEEDUP
+             else f" (speedup {p.speedup:.2f} < {SLOWDOWN_SPEEDUP}: slower)") if p.karp_flatt > 1 else "")
     waits = "" if busy else _waits_on(e)
     return Fired(p.karp_flatt, f"{_cores_text(e)}, speedup {p.speedup:.2f}, Karp–Flatt e = {p.karp_flatt:.2f}"
                  f"{trend}{stalls}{spins}{_cpu_went(e, busy)}{waits}", f"e = {p.karp_flatt:.2f} ≥ {SERIAL_FRACTION}{flat} and CPU {e.cpu_cores:.2f} "
@@ -277,7 +280,10 @@ def _oversubscribed(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
     if e.delay_share is None or e.runnable_per_core is None:
         return None
-    if e.delay_share >= OVERSUBSCRIBED_DELAY and e.runnable_per_core > OVERSUBSCRIBED_RUNNABLE:
+    # Threads queue for CPUs the program keeps busy; run delay while its cores sit mostly idle is a burst of
+    # wake-ups or another process's load, not more work than cores.
+    busy = e.cpu_cores is not None and e.cpu_cores >= BUSY_SHARE * e.cores
+    if e.delay_share >= OVERSUBSCRIBED_DELAY and e.runnable_per_core > OVERSUBSCRIBED_RUNNABLE and busy:
         threads = f" ({e.threads_peak} threads)" if e.threads_peak is not None else ""
         return Fired(e.delay_share, f"{e.runnable_per_core:.1f} threads running or runnable per core{threads} on "
                      f"{_on(e.cores)}, run delay {_pct(e.delay_share)} of wall per core",
@@ -373,9 +379,11 @@ RULES: tuple[Rule, ...] = (
          point=_stall),
     Rule("oversubscribed", "oversubscribed",
          f"run delay ≥ {OVERSUBSCRIBED_DELAY:.0%} of wall per core and more than {OVERSUBSCRIBED_RUNNABLE:g} "
-         "threads running or runnable per core on average",
+         f"threads running or runnable per core on average, with CPU ≥ {BUSY_SHARE:.0%} of the cores, unless "
+         "hand-off fired",
          "more runnable threads than cores: they queue for a CPU and preempt each other",
-         "cap the threads doing work at the cores (a fixed pool, a bounded window)", point=_oversubscribed),
+         "cap the threads doing work at the cores (a fixed pool, a bounded window)", point=_oversubscribed,
+         unless=("hand-off",)),   # a woken thread is runnable while its waker still runs: a queue of hand-offs
     Rule("blocked-pool", "blocked pool",
          f"no thread running in ≥ {BLOCKED_ASLEEP:.0%} of samples while ≥ max({BLOCKED_BUSY}, "
          f"{BLOCKED_BUSY_PER_CORE} × cores) threads ran within one sample",
@@ -391,24 +399,26 @@ RULES: tuple[Rule, ...] = (
          "batch the items handed over, or use a runtime with direct hand-off (the waker runs the woken)",
          point=_handoff),
     Rule("serial", "serial bottleneck",
-         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1 only while speedup ≥ "
-         f"{SLOWDOWN_SPEEDUP}: no faster, not slower) with CPU < {BUSY_SHARE:.0%} of the cores (read as a trend "
-         "where the sweep has three points or more)",
+         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1: no faster, or slower) with CPU "
+         f"< {BUSY_SHARE:.0%} of the cores (read as a trend where the sweep has three points or more), unless "
+         "hand-off fired",
          "one thread at a time does the work (a lock, a single queue or actor, a sequential phase)",
          "find the shared lock or queue (a profile of the widest point) and split it, or shorten what it guards",
-         sweep=_serial),
+         sweep=_serial, unless=("hand-off",)),
     Rule("overhead", "busy, not faster",
-         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1 only while speedup ≥ "
-         f"{SLOWDOWN_SPEEDUP}) with CPU ≥ {BUSY_SHARE:.0%} of the cores",
+         f"at the sweep's widest point Karp–Flatt e ≥ {SERIAL_FRACTION} (above 1: no faster, or slower) with CPU "
+         f"≥ {BUSY_SHARE:.0%} of the cores, unless hand-off fired",
          "the added cores work, but not for speed: spinning, contention on shared data, duplicated work "
          f"(where the machine counts instructions per cycle, a drop below {IPC_DROP:.0%} of the first point's "
          "tells stalls on memory or shared cache lines from spinning)",
          "profile the widest point (perf record): look for spin loops, atomics on one cache line, repeated work",
-         sweep=_overhead),
+         sweep=_overhead, unless=("hand-off",)),
     Rule("slowdown", "slower with more parallelism",
-         f"speedup below {SLOWDOWN_SPEEDUP} at a point past the first, the two medians' bootstrap intervals apart",
+         f"speedup below {SLOWDOWN_SPEEDUP} at a point past the first, the two medians' bootstrap intervals apart "
+         "(a symptom: it ranks after every cause beside it)",
          "coordination costs more than the added cores give: see the evidence beside it",
-         "run at the parallelism that was fastest, then look at what the extra workers share", sweep=_slowdown),
+         "run at the parallelism that was fastest, then look at what the extra workers share", sweep=_slowdown,
+         symptom=True),
     Rule("memory", "memory grows",
          f"resident size at the end ≥ {MEMORY_GROWTH}× its size once the first iteration ended, and "
          f"≥ {MEMORY_GROWTH_BYTES >> 20} MiB more",
@@ -500,7 +510,7 @@ def _judge(d: Diagnosis) -> Diagnosis:
             found.append(Finding(rule, result.text, result.strength, result.at, True, result.crossed, result.weak))
     fired = {f.rule.name for f in found if not f.weak}
     found = [f for f in found if not fired.intersection(f.rule.unless)]
-    found.sort(key=lambda f: (bool(f.weak), not f.at_widest, RANK[f.rule.name], -f.strength))
+    found.sort(key=lambda f: (f.rule.symptom, bool(f.weak), not f.at_widest, RANK[f.rule.name], -f.strength))
     return replace(d, findings=tuple(found))
 
 
