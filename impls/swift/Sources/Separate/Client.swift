@@ -12,8 +12,9 @@
 //         await b.call { $0.deposit(5) }
 //     }
 //
-// A call is awaited only because a client whose queue is full waits for room (backpressure); it
-// returns as soon as the call is logged.
+// A call never waits: it returns as soon as it is logged (its queue grows as needed), and wakes the
+// handler if that parked on the block. A block on a handler the client already holds is part of the
+// block that holds it: its calls join the outer block's, and only the outer END ends it.
 //
 // Guarantees: the calls of one block run in the order logged with no other client's call between
 // them on that handler; a block on several handlers is ordered the same way on all of them
@@ -32,13 +33,15 @@
 // for. It keeps one private queue per handler it has used (the paper's cache of queues), keyed by
 // the handler's process-wide id.
 
+import Synchronization
+
 public final class Client: @unchecked Sendable {
     public let runtime: Runtime
     @usableFromInline var recentID: UInt64 = 0
     @usableFromInline var recent: Unmanaged<PrivateQueue>?   // held by `cache`
     @usableFromInline var cache: [UInt64: AnyObject] = [:]
-    /// How many handlers this client holds now (blocks reserved and not yet ended).
-    @usableFromInline var held = 0
+    /// This client as the holder of a shared queue (`none`, `dynamic`, `static`): its address, never 0.
+    @usableFromInline var identity: UInt { UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }
 
     public init(_ runtime: Runtime) { self.runtime = runtime }
 
@@ -58,52 +61,58 @@ public final class Client: @unchecked Sendable {
     @inlinable
     public nonisolated(nonsending) func separate<A, B, R>(_ a: Handler<A>, _ b: Handler<B>,
                                   _ body: nonisolated(nonsending) (Reserved<A>, Reserved<B>) async throws -> R) async rethrows -> R {
-        let (qa, qb) = await reserve(a, b)
+        let queues = await reserve([a, b] as [HandlerCore])
         let result: R
         do {
-            result = try await body(Reserved(a, .passUnretained(qa)), Reserved(b, .passUnretained(qb)))
+            result = try await body(Reserved(a, queues[0]), Reserved(b, queues[1]))
         } catch {
-            await end(qa)
-            await end(qb)
+            for queue in queues { end(queue) }
             throw error
         }
-        await end(qa)
-        await end(qb)
+        for queue in queues { end(queue) }
         return result
     }
 
     /// A block on any number of handlers of one type, reserved at once.
     public nonisolated(nonsending) func separate<A, R>(_ handlers: [Handler<A>],
                                _ body: nonisolated(nonsending) ([Reserved<A>]) async throws -> R) async rethrows -> R {
-        let queues = await reserve(handlers)
+        let queues = await reserve(handlers as [HandlerCore])
         let result: R
         do {
-            result = try await body(zip(handlers, queues).map { Reserved($0, .passUnretained($1)) })
+            result = try await body(zip(handlers, queues).map { Reserved($0, $1) })
         } catch {
-            for queue in queues { await end(queue) }
+            for queue in queues { end(queue) }
             throw error
         }
-        for queue in queues { await end(queue) }
+        for queue in queues { end(queue) }
         return result
     }
 
     /// A block with a wait condition (SCOOP's `require` on a separate target): it runs once
     /// `condition`, evaluated on the handler's object while the handler is reserved for this
     /// client, holds. The handler tests it when it reaches the reservation and again after every
-    /// block that ran calls, and hands itself, synced, to the first waiting client whose condition
-    /// holds. (Under `none` and `dynamic` the client tests it itself, gives the lock back while it
-    /// is false, and tries again after a block of another client ran calls.)
+    /// block that may have changed the object, and hands itself, synced, to the first waiting client
+    /// whose condition holds. (Under `none` and `dynamic` the client tests it itself, gives the lock back while it
+    /// is false, and tries again after a block of another client changed the object.) On a handler
+    /// this client holds already, nothing else can change the object: the condition must hold.
     @inlinable
     public nonisolated(nonsending) func separate<A, R>(_ a: Handler<A>, until condition: @escaping (A) -> Bool,
                                _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
+        let ref = queueRef(for: a)
+        if ref.with({ $0.isHeld(by: identity) }) {
+            ref.with { $0.depth += 1 }
+            await ref.sync()
+            precondition(condition(a.object), "a wait condition on a handler the client holds must hold: it would wait for itself")
+            return try await run(body, on: a, ref)
+        }
         if a.locksBlocks { return try await separateRetrying(a, until: condition, body) }
-        let queue = queue(for: a)
-        held += 1
+        let queue = ref.takeUnretainedValue()
+        queue.depth = 1
         let erased = Handler<A>.erase(condition)
-        await queue.ensureRoom()
+        queue.ensureRoom()
         await _unsafeInheritExecutor_withUnsafeContinuation { queue.awaitGrant(erased, $0) }
         queue.synced = true
-        return try await run(body, on: a, .passUnretained(queue))
+        return try await run(body, on: a, ref)
     }
 
     @usableFromInline
@@ -116,7 +125,7 @@ public final class Client: @unchecked Sendable {
                 return try await run(body, on: a, queue)
             }
             let seen = a.version
-            await end(queue)
+            end(queue, .endTested)
             await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 runtime.pool.whenSuspended { a.onChange(from: seen) { continuation.resume() } }
             }
@@ -125,26 +134,21 @@ public final class Client: @unchecked Sendable {
 
     // -- the runtime side -----------------------------------------------------------------
 
-    @inlinable
-    func queue<A>(for handler: Handler<A>) -> PrivateQueue {
-        queueRef(for: handler).takeUnretainedValue()
-    }
-
     /// The client's queue for `handler`, unmanaged (see the extension at the end of PrivateQueue.swift).
     @inlinable @inline(__always)
-    func queueRef<A>(for handler: Handler<A>) -> Unmanaged<PrivateQueue> {
+    func queueRef(for handler: HandlerCore) -> Unmanaged<PrivateQueue> {
         if handler.locksBlocks { return .passUnretained(handler.shared.unsafelyUnwrapped) }
         if recentID == handler.id { return recent.unsafelyUnwrapped }
         return .passUnretained(lookUp(handler))
     }
 
     @usableFromInline
-    func lookUp<A>(_ handler: Handler<A>) -> PrivateQueue {
+    func lookUp(_ handler: HandlerCore) -> PrivateQueue {
         let queue: PrivateQueue
         if let known = cache[handler.id] {
             queue = unsafeDowncast(known, to: PrivateQueue.self)
         } else {
-            queue = PrivateQueue(handler: handler, client: self)
+            queue = PrivateQueue(handler: handler, shared: false)
             cache[handler.id] = queue
         }
         recentID = handler.id
@@ -153,73 +157,70 @@ public final class Client: @unchecked Sendable {
     }
 
     /// SEPARATE on one handler: its block's begin cell enters the handler's queue of queues (or,
-    /// under `none` and `dynamic`, the client takes the handler's lock and logs into its queue).
+    /// under `none` and `dynamic`, the client takes the handler's lock and logs into its queue). On
+    /// a handler the client holds already, the block goes on in the one that holds it.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func reserve<A>(_ handler: Handler<A>) async -> Unmanaged<PrivateQueue> {
+    nonisolated(nonsending) func reserve(_ handler: HandlerCore) async -> Unmanaged<PrivateQueue> {
         let queue = queueRef(for: handler)
-        held += 1
         if handler.locksBlocks {
+            if queue.with({ $0.isHeld(by: identity) }) { return enter(queue) }
             await handler.lockBlock()
-            await queue.put(.begin)
+            queue.with { queue in
+                queue.holder.store(identity, ordering: .relaxed)
+                queue.put(.begin)
+            }
         } else {
-            await queue.ensureRoom()
-            handler.link(queue.with { $0.beginNow(.begin) })
+            if queue.with({ $0.depth > 0 }) { return enter(queue) }
+            handler.link(queue.with { $0.begin() })
             handler.wakeBetweenBlocks()
         }
-        queue.with { $0.synced = false }
+        queue.with { queue in
+            queue.depth = 1
+            queue.synced = false
+        }
         return queue
     }
 
-    /// resMany on two handlers: the reservation locks, taken in handler order and held only for the
-    /// links, put the two begin cells in both queues of queues in the same order against any other
-    /// multi-reservation (under `none` and `dynamic`, the block locks in handler order).
-    @usableFromInline
-    nonisolated(nonsending) func reserve<A, B>(_ a: Handler<A>, _ b: Handler<B>) async -> (PrivateQueue, PrivateQueue) {
-        precondition(a.id != b.id, "a block reserves each handler once")
-        let (qa, qb) = (queue(for: a), queue(for: b))
-        held += 2
-        let (first, second): (HandlerCore, HandlerCore) = a.id < b.id ? (a, b) : (b, a)
-        if a.locksBlocks {
-            await first.lockBlock()
-            await second.lockBlock()
-            await qa.put(.begin)
-            await qb.put(.begin)
-        } else {
-            let (ca, cb) = (await qa.begin(), await qb.begin())
-            first.reservation.lock()
-            second.reservation.lock()
-            a.link(ca)
-            b.link(cb)
-            second.reservation.unlock()
-            first.reservation.unlock()
-            a.wakeBetweenBlocks()
-            b.wakeBetweenBlocks()
-        }
-        qa.synced = false
-        qb.synced = false
-        return (qa, qb)
+    /// A block inside one this client holds on the same handler.
+    @inlinable
+    func enter(_ queue: Unmanaged<PrivateQueue>) -> Unmanaged<PrivateQueue> {
+        queue.with { $0.depth += 1 }
+        return queue
     }
 
-    /// resMany on any number of handlers of one type.
-    nonisolated(nonsending) func reserve<A>(_ handlers: [Handler<A>]) async -> [PrivateQueue] {
-        let queues = handlers.map { queue(for: $0) }
-        held += handlers.count
+    /// resMany: the reservation locks, taken in handler order and held only for the links, put the
+    /// begin cells in every queue of queues in the same order against any other multi-reservation
+    /// (under `none` and `dynamic`, the block locks in handler order). Handlers the client holds
+    /// already are left as they are: their blocks go on.
+    @usableFromInline
+    nonisolated(nonsending) func reserve(_ handlers: [HandlerCore]) async -> [Unmanaged<PrivateQueue>] {
         let order = handlers.indices.sorted { handlers[$0].id < handlers[$1].id }
         for (earlier, later) in zip(order, order.dropFirst()) {
             precondition(handlers[earlier].id != handlers[later].id, "a block reserves each handler once")
         }
+        let queues = handlers.map { queueRef(for: $0) }
+        let fresh = order.filter { !queues[$0].with { $0.isHeld(by: identity) } }
         if handlers.first?.locksBlocks == true {
-            for index in order { await handlers[index].lockBlock() }
-            for queue in queues { await queue.put(.begin) }
+            for index in fresh { await handlers[index].lockBlock() }
+            for index in fresh {
+                queues[index].with { queue in
+                    queue.holder.store(identity, ordering: .relaxed)
+                    queue.put(.begin)
+                }
+            }
         } else {
-            var cells: [UnsafeMutableRawPointer] = []
-            for queue in queues { cells.append(await queue.begin()) }
-            for index in order { handlers[index].reservation.lock() }
-            for index in order { handlers[index].link(cells[index]) }
-            for index in order.reversed() { handlers[index].reservation.unlock() }
-            for handler in handlers { handler.wakeBetweenBlocks() }
+            let cells = fresh.map { queues[$0].with { $0.begin() } }
+            for index in fresh { handlers[index].reservation.lock() }
+            for (index, cell) in zip(fresh, cells) { handlers[index].link(cell) }
+            for index in fresh.reversed() { handlers[index].reservation.unlock() }
+            for index in fresh { handlers[index].wakeBetweenBlocks() }
         }
-        for queue in queues { queue.synced = false }
+        for queue in queues {
+            queue.with { queue in
+                queue.depth += 1
+                queue.synced = false
+            }
+        }
         return queues
     }
 
@@ -232,33 +233,33 @@ public final class Client: @unchecked Sendable {
         do {
             result = try await body(Reserved(handler, queue))
         } catch {
-            await end(queue)
+            end(queue)
             throw error
         }
-        await end(queue)
+        end(queue)
         return result
     }
 
-    /// END: the handler moves on to its next client.
+    /// END: the handler moves on to its next client (an inner block on a handler held already
+    /// only closes itself).
     @inlinable @inline(__always)
-    nonisolated(nonsending) func end(_ queue: Unmanaged<PrivateQueue>) async {
-        await queue.put(.end)
-        held -= 1
-        let locked = queue.with { queue in
+    func end(_ queue: Unmanaged<PrivateQueue>, _ request: Request = .end) {
+        let locked = queue.with { queue -> Bool in
+            queue.depth -= 1
+            if queue.depth > 0 { return false }
+            queue.put(request)
             queue.synced = false
             queue.endsLogged &+= 1
+            if queue.isShared { queue.holder.store(0, ordering: .relaxed) }
             queue.publish()
-            return queue.handler.locksBlocks
+            return queue.isShared
         }
         if locked { queue.takeUnretainedValue().handler.blockLock.release() }
         // The queue is held unmanaged, so nothing else keeps this client (and with it its cache of
         // queues) alive to here: a temporary client (`Client(runtime).separate …`) could otherwise be
-        // freed after `held -= 1`, retiring a queue this END still touches.
+        // freed before the END is logged, retiring a queue it still touches.
         withExtendedLifetime(self) {}
     }
-
-    @inlinable
-    nonisolated(nonsending) func end(_ queue: PrivateQueue) async { await end(.passUnretained(queue)) }
 }
 
 /// A handler as reserved by one block: what the block may do with it. Do not keep it beyond the block.
@@ -275,7 +276,7 @@ public struct Reserved<Object: AnyObject> {
     /// A command: logged and run later by the handler, in order, on its object.
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object) -> Void) async {
-        await queue.logCall(.call(Handler<Object>.erase(command)))
+        queue.logCall(.call(Handler<Object>.erase(command)))
     }
 
     /// A command with one argument, logged beside it: `call(with: i) { $0.push($1) }` is SCOOP's
@@ -283,7 +284,7 @@ public struct Reserved<Object: AnyObject> {
     /// (freed by the handler, often on another thread); one that captures nothing allocates none.
     @inlinable @inline(__always)
     public nonisolated(nonsending) func call(with argument: Int, _ command: @escaping @Sendable (Object, Int) -> Void) async {
-        await queue.logCall(.callWith(Handler<Object>.erase(command), argument))
+        queue.logCall(.callWith(Handler<Object>.erase(command), argument))
     }
 
     /// A command that is a client itself: logged and run by the handler in order like any call, it
@@ -291,7 +292,7 @@ public struct Reserved<Object: AnyObject> {
     /// serves nothing else until it returns. (It must not reserve its own handler: that waits forever.)
     @inlinable
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object, Client) async -> Void) async {
-        await queue.logCall(.act(Handler<Object>.erase(command)))
+        queue.logCall(.act(Handler<Object>.erase(command)))
     }
 
     /// A query: waits until the handler has run every call logged before it, then runs `read` here,

@@ -6,13 +6,15 @@
 //
 // A handler is not a thread: a runner (Runner.swift) carries it while it has work. Its state word
 // says whether it runs, or where it parked: between blocks (a reservation wakes it) or on one
-// private queue in the middle of a block (that queue's client wakes it at its next END, sync or full
-// ring). The client touches the word only there, with a load; the handler writes it when it parks.
+// private queue in the middle of a block (that queue's client wakes it at whatever it logs next: a
+// call, a sync or END). The client touches the word only there, with a load; the handler writes it
+// when it parks.
 //
 // Wait conditions are evaluated where the state lives: a reservation with a condition is a begin
 // cell like any other; the handler tests the condition when it reaches it, and after every block
-// that ran calls it tests the waiting ones in order and hands itself, reserved and synced, to the
-// first that holds. One wake-up per change, no failed retries.
+// that may have changed the object (it ran calls, or a client held it synced: its queries may
+// write) it tests the waiting ones in order and hands itself, reserved and synced, to the first that
+// holds. One wake-up per change, no failed retries.
 
 import Foundation
 import Synchronization
@@ -33,8 +35,11 @@ public class HandlerCore: @unchecked Sendable {
 
     @usableFromInline static var running: UInt { 0 }
     @usableFromInline static var betweenBlocks: UInt { 1 }
-    /// Polls of an empty queue of queues before a handler with nothing else to do parks.
+    /// Polls of an empty queue of queues before a handler with nothing else to do parks
+    /// (a poll is one load, a few nanoseconds: about 5–10 µs in all).
     static var patience: Int { 2_000 }
+    /// Polls of its block's queue before a handler whose client has logged nothing more parks on it.
+    static var blockPatience: Int { 200 }
     // The header, with the reference count every client's reference touches, apart from the state.
     @usableFromInline let headerLine = Padding()
     /// Running (or scheduled), parked between blocks, or parked on the private queue whose
@@ -66,15 +71,16 @@ public class HandlerCore: @unchecked Sendable {
     private var qoqHead: UnsafeMutableRawPointer
     private let stub: UnsafeMutablePointer<Cell>
 
-    // `none` and `dynamic`: a version that changes whenever a block ran calls, with the clients
-    // waiting for it to change (they test their wait conditions themselves).
+    // `none` and `dynamic`: a version that changes after every block that may have changed the
+    // object, with the clients waiting for it to change (they test their wait conditions themselves).
     private let changes = Locked<(version: Int, waiters: [@Sendable () -> Void])>((0, []))
 
     // Only the running handler, or a client that claimed it, touches these. The block's queue is
     // kept alive by the reference its begin holds (or, for `shared`, by the handler): unmanaged,
     // so the loop counts no references per request.
     private var current: Unmanaged<PrivateQueue>?
-    private var ranCalls = false
+    /// The current block ran a call, or was synced or granted (its client's queries may write).
+    private var mayHaveChanged = false
     private var waiting: [PrivateQueue] = []
     // The handler as a client of other handlers (SCOOP: a processor's calls are its own clients),
     // made at its first act; one act runs at a time, so one identity and its cache serve them all.
@@ -93,7 +99,7 @@ public class HandlerCore: @unchecked Sendable {
         qoqTail = Atomic(UnsafeMutableRawPointer(stub))
         if runtime.locksBlocks {
             // Set once, here, before anyone can see the handler; it waits on that queue for good.
-            let queue = PrivateQueue(handler: self, client: nil)
+            let queue = PrivateQueue(handler: self, shared: true)
             shared = queue
             current = Unmanaged.passUnretained(queue)
             state.store(queue.identity, ordering: .relaxed)
@@ -201,11 +207,12 @@ public class HandlerCore: @unchecked Sendable {
                 current = owner
             }
             let owner = current!
-            switch owner._withUnsafeGuaranteedRef({ $0.runCalls(on: target, ran: &ranCalls) }) {
+            switch owner._withUnsafeGuaranteedRef({ $0.runCalls(on: target, ran: &mayHaveChanged) }) {
             case .act(let act):
                 return .act(act)
             case .sync(let client):
                 syncs += 1
+                mayHaveChanged = true
                 // Parked before the client runs again: it wakes the handler when it needs it.
                 state.store(UInt(bitPattern: owner.toOpaque()), ordering: .releasing)
                 client.resume()
@@ -271,11 +278,10 @@ public class HandlerCore: @unchecked Sendable {
     }
 
     /// The block's client has logged nothing more yet: wait a little, then park on its queue
-    /// (the client wakes the handler at its next END, sync or full ring). True if parked.
+    /// (the client wakes the handler at whatever it logs next). True if parked.
     private func parkInBlock(_ owner: Unmanaged<PrivateQueue>) -> Bool {
         let queue = owner.takeUnretainedValue()
-        for _ in 0..<200 where queue.hasMore() { return false }
-        queue.releaseProducer()
+        for _ in 0..<HandlerCore.blockPatience where queue.hasMore() { return false }
         let (identity, head) = (queue.identity, queue.head)
         // Once the state is stored, the client may wake the handler elsewhere, which may finish the
         // block before the look at `published` below, and the client go away: a reference counted
@@ -293,14 +299,11 @@ public class HandlerCore: @unchecked Sendable {
 
     /// END: the block is over. True if the handler was handed to a waiting client.
     private func ended(_ owner: Unmanaged<PrivateQueue>) -> Bool {
-        let changed = ranCalls
-        ranCalls = false
+        let changed = mayHaveChanged
+        mayHaveChanged = false
         if shared == nil {
             current = nil
-            owner._withUnsafeGuaranteedRef { queue in
-                if queue.isDrained { queue.releaseProducer() }   // its client may wait for room
-                queue.finishBlock()
-            }
+            owner._withUnsafeGuaranteedRef { $0.finishBlock() }
             if changed && !waiting.isEmpty {
                 var index = 0
                 while index < waiting.count {
@@ -314,9 +317,6 @@ public class HandlerCore: @unchecked Sendable {
                 }
             }
         } else {
-            owner._withUnsafeGuaranteedRef { queue in
-                if queue.isDrained { queue.releaseProducer() }
-            }
             guard changed else { return false }
             let waiters = changes.withLock { state -> [@Sendable () -> Void] in
                 state.version &+= 1
@@ -342,6 +342,7 @@ public class HandlerCore: @unchecked Sendable {
     /// Hands the handler, reserved and synced, to a client whose wait condition holds.
     private func grant(_ queue: PrivateQueue) {
         syncs += 1
+        mayHaveChanged = true
         current = Unmanaged.passUnretained(queue)
         queue.condition = nil
         let client = queue.granted!

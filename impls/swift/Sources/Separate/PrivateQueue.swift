@@ -4,10 +4,9 @@
 //
 // A ring starts small (a runtime may have thousands of queues). When the client finds it full, it
 // moves on to a ring twice the size: it writes a `moved` cell pointing there, which the handler
-// follows once it has taken everything before it (and then frees the old ring). Up to a bound;
-// there a client that holds no other handler waits for room, which bounds its backlog. A client
-// inside nested blocks never waits for room (it grows the ring instead): waiting while holding
-// another handler could close a cycle with a client doing the same the other way round.
+// follows once it has taken everything before it (and then frees the old ring). There is no bound:
+// a SCOOP/Qs call never waits, and a call that waited for room while its client held another
+// handler could close a cycle with a client doing the same the other way round.
 //
 // A block begins with a `begin` cell, and that cell is also the block's node in the handler's
 // queue of queues (Handler.swift): reserving links it there, so a reservation allocates nothing.
@@ -15,9 +14,9 @@
 // away before the handler has run all its blocks leaves the queue to its runtime (Runtime.retire),
 // which frees it once the handler has (the handler's last touch of a block is `endsRun`).
 //
-// The handler is woken only at the points where the client needs it: when a block is reserved
-// (HandlerCore.link), at its end, at a sync and when the ring is full. Calls logged in between are
-// seen at once by a running handler and at the next of those points by one that parked.
+// A handler parked on this queue is woken by whatever the client logs next: a call (the CALL and
+// RUN rules run it at once, whatever the client does after), a sync or the block's END; a block is
+// woken for when it is reserved (HandlerCore.link). Each costs the client a fence and a load.
 
 import Synchronization
 
@@ -38,6 +37,9 @@ enum Request {
     case act(@Sendable (AnyObject, Client) async -> Void)
     case sync(UnsafeContinuation<Void, Never>)
     case end
+    /// The END of a block that only found its wait condition false (`none`, `dynamic`): it changed
+    /// nothing, so it wakes no waiter (counted, two such waiters would wake each other for ever).
+    case endTested
     /// The client went on in a larger ring (its cells, its capacity).
     case moved(UnsafeMutablePointer<Cell>, Int)
 }
@@ -55,15 +57,13 @@ struct Cell: ~Copyable {
 @usableFromInline
 final class PrivateQueue: @unchecked Sendable {
     @usableFromInline static var initialCapacity: Int { 32 }
-    @usableFromInline static var maximumCapacity: Int { 1024 }
 
     // Not a strong reference: handlers whose acts reserve each other would hold each other through
     // their clients' caches. A client reaches its queue only through the handler it reserves, and a
     // handler with work is kept by its runner.
     @usableFromInline unowned(unsafe) let handler: HandlerCore
-    // The client whose queue this is (nil for the one queue of `none` and `dynamic`): how many
-    // blocks it holds decides whether it may wait for room.
-    @usableFromInline unowned(unsafe) let client: Client?
+    /// The one queue of a handler under `none` and `dynamic`, which clients take turns to hold.
+    @usableFromInline let isShared: Bool
     @usableFromInline let coalesces: Bool
     let census: Census
 
@@ -82,10 +82,12 @@ final class PrivateQueue: @unchecked Sendable {
     @usableFromInline let published = Atomic<Int>(0)
     /// Blocks the client has ended.
     @usableFromInline var endsLogged = 0
-
-    // -- a client waiting for room
-    let producerWaiting = Atomic<Bool>(false)
-    var roomContinuation: UnsafeContinuation<Void, Never>?
+    /// How many blocks the holding client has open on this handler: more than one when it reserves
+    /// a handler it already holds, whose inner blocks are part of the outer one (no begin, no END).
+    @usableFromInline var depth = 0
+    /// The shared queue's holder (its client's identity; 0 when none): a client that locked the
+    /// handler finds here that it holds it already. Written by the holder only, under the lock.
+    @usableFromInline let holder = Atomic<UInt>(0)
 
     // -- a reservation with a wait condition, written before its `beginWhen` cell is linked
     var condition: ((AnyObject) -> Bool)?
@@ -106,9 +108,9 @@ final class PrivateQueue: @unchecked Sendable {
     private let endsRun = Atomic<Int>(0)
     let endLine = Padding()
 
-    init(handler: HandlerCore, client: Client?) {
+    init(handler: HandlerCore, shared: Bool) {
         self.handler = handler
-        self.client = client
+        isShared = shared
         coalesces = handler.runtime.coalescesSyncs
         census = handler.runtime.census
         capacity = PrivateQueue.initialCapacity
@@ -156,18 +158,28 @@ final class PrivateQueue: @unchecked Sendable {
         published.store(tail, ordering: .releasing)
     }
 
-    /// As the client's common path does them (the extension at the end of this file).
+    /// Makes room for one request: the cached head may be stale, else the ring grows.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func ensureRoom() async { await Unmanaged.passUnretained(self).ensureRoom() }
+    func ensureRoom() { if !hasRoom { makeRoom() } }
 
+    /// Logs one request, growing the ring first if it is full.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func put(_ request: Request) async { await Unmanaged.passUnretained(self).put(request) }
+    func put(_ request: Request) {
+        ensureRoom()
+        putNow(request)
+    }
 
     /// Writes a begin cell and returns it, to be linked.
     @inlinable
-    nonisolated(nonsending) func begin(_ kind: Request = .begin) async -> UnsafeMutableRawPointer {
-        await ensureRoom()
+    func begin(_ kind: Request = .begin) -> UnsafeMutableRawPointer {
+        ensureRoom()
         return beginNow(kind)
+    }
+
+    /// Whether `client` holds this handler now (has a block open on it).
+    @inlinable
+    func isHeld(by client: UInt) -> Bool {
+        isShared ? holder.load(ordering: .relaxed) == client : depth > 0
     }
 
     /// `begin` once there is room.
@@ -186,39 +198,17 @@ final class PrivateQueue: @unchecked Sendable {
         Unmanaged.passUnretained(handler)._withUnsafeGuaranteedRef { $0.wake(from: identity) }
     }
 
-    /// The ring is full (but for the cell kept for a move): grows it, or, at the bound and holding
-    /// no other handler, waits for room.
+    /// The ring is full (but for the cell kept for a move): grows it unless the handler has taken
+    /// cells since the client last looked.
     @usableFromInline
-    @concurrent func makeRoom() async {
-        headSeen = consumed.load(ordering: .acquiring)   // the cached head may just be stale
-        if hasRoom { return }
-        if capacity < PrivateQueue.maximumCapacity || (client?.held ?? 0) > 1 {
-            grow()
-            return
-        }
-        while !hasRoom {
-            publish()
-            await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                handler.withPool { $0.whenSuspended {
-                    // Read before the flag is up: once it is, the handler may resume the client, whose
-                    // next cell writes `tail` (and a growth `capacity`) while this still runs.
-                    let (tail, capacity) = (self.tail, self.capacity)
-                    self.roomContinuation = continuation
-                    self.producerWaiting.store(true, ordering: .sequentiallyConsistent)
-                    if tail &- self.consumed.load(ordering: .sequentiallyConsistent) < capacity - 1,
-                       self.producerWaiting.exchange(false, ordering: .acquiringAndReleasing) {
-                        self.roomContinuation = nil
-                        continuation.resume()
-                    }
-                } }
-            }
-            headSeen = consumed.load(ordering: .acquiring)
-        }
+    func makeRoom() {
+        headSeen = consumed.load(ordering: .acquiring)
+        if !hasRoom { grow() }
     }
 
     @usableFromInline
     nonisolated(nonsending) func awaitSync() async {
-        await ensureRoom()
+        ensureRoom()
         await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             syncing = continuation
             handler.withPool { $0.whenSuspended(.sync(.passUnretained(self))) }
@@ -270,10 +260,7 @@ final class PrivateQueue: @unchecked Sendable {
         while true {
             if head == tailSeen {
                 tailSeen = published.load(ordering: .acquiring)
-                if head == tailSeen {
-                    releaseProducer()
-                    return nil
-                }
+                if head == tailSeen { return nil }
             }
             // Moved out, not copied: no reference counted for the closure. (Left empty: measured,
             // the handler's write to the line makes the client's next write to it cheaper, not
@@ -289,10 +276,7 @@ final class PrivateQueue: @unchecked Sendable {
                 readCells.deallocate()
                 (readCells, readCapacity, readMask) = (next, size, size - 1)
             }
-            // A client that found the ring full waits for room: look every half ring.
-            let halfway = head & (readCapacity / 2 - 1) == 0
             consumed.store(head, ordering: .releasing)
-            if halfway { releaseProducer() }
             if case .moved = request { continue }
             return request
         }
@@ -327,6 +311,9 @@ final class PrivateQueue: @unchecked Sendable {
                 return .sync(client)
             case .end:
                 return .end
+            case .endTested:
+                ran = false   // the block only synced
+                return .end
             case .begin, .beginWhen, .empty, .moved:
                 break
             }
@@ -344,21 +331,8 @@ final class PrivateQueue: @unchecked Sendable {
     /// Whether the handler is done with every block the client ended (read once the client is gone).
     var isFinished: Bool { endsRun.load(ordering: .acquiring) == endsLogged }
 
-    /// Whether the handler has taken everything it has seen logged.
-    var isDrained: Bool { head == tailSeen }
-
     /// Whether the client has logged something the handler has not taken.
     func hasMore() -> Bool { published.load(ordering: .acquiring) != head }
-
-    /// Resumes the client if it waits for room.
-    func releaseProducer() {
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
-        if producerWaiting.load(ordering: .relaxed), producerWaiting.exchange(false, ordering: .acquiringAndReleasing) {
-            let continuation = roomContinuation!
-            roomContinuation = nil
-            continuation.resume()
-        }
-    }
 }
 
 // The client's common path holds its queue unmanaged: the client's cache keeps the queue (the
@@ -368,25 +342,15 @@ extension Unmanaged where Instance == PrivateQueue {
     @inlinable @inline(__always)
     func with<T>(_ body: (PrivateQueue) -> T) -> T { _withUnsafeGuaranteedRef(body) }
 
-    /// Makes room for one request: nothing to await in the common case, which is inlined into the
-    /// caller; waiting (`makeRoom`) is `@concurrent`, so the inlined path needs no executor check.
+    /// Logs a call (or an act), and wakes the handler if it parked on this queue: it runs the call
+    /// now, not at the client's next sync or END. The block is no longer synced.
     @inlinable @inline(__always)
-    nonisolated(nonsending) func ensureRoom() async {
-        if !with({ $0.hasRoom }) { await takeUnretainedValue().makeRoom() }
-    }
-
-    /// Logs one request, waiting for room first if the ring is full.
-    @inlinable @inline(__always)
-    nonisolated(nonsending) func put(_ request: Request) async {
-        await ensureRoom()
-        with { $0.putNow(request) }
-    }
-
-    /// Logs a call (or an act): the block is no longer synced until the next query syncs it again.
-    @inlinable @inline(__always)
-    nonisolated(nonsending) func logCall(_ request: Request) async {
-        await put(request)
-        with { $0.synced = false }
+    func logCall(_ request: Request) {
+        with { queue in
+            queue.put(request)
+            queue.synced = false
+            queue.publish()
+        }
     }
 
     /// SYNC: returns when the handler has run everything logged so far and waits on this queue; at

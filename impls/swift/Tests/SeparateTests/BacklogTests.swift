@@ -1,5 +1,5 @@
-// The private queues are bounded rings that grow up to a bound: a client that logs faster than its
-// handler runs waits for room, and nothing it logged is lost, reordered or run twice.
+// The private queues are rings that grow: a client that logs faster than its handler runs never
+// waits, and nothing it logged is lost, reordered or run twice.
 
 import Separate
 import XCTest

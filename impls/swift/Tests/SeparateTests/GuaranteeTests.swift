@@ -524,7 +524,7 @@ final class GuaranteeTests: XCTestCase {
     }
 
     /// A client whose code is isolated to an actor is back on that actor after every way the
-    /// runtime suspends it (a wait condition granted, a sync, waiting for room): the continuation
+    /// runtime suspends it (a wait condition granted, a sync): the continuation
     /// resumes on the pool, and the hop back to the caller's isolation must follow it.
     func testAnActorsClientStaysOnItsActorWhereverItWaits() async {
         for configuration in Configuration.allCases {
@@ -536,7 +536,7 @@ final class GuaranteeTests: XCTestCase {
                 await Client(runtime).separate(cell) { c in await c.call { $0.value = 7 } }
                 return (await taken, await desk.checked)
             }
-            XCTAssertEqual(taken, 7 + PrivateQueue.maximumCapacity * 2, "\(configuration)")
+            XCTAssertEqual(taken, 7 + PrivateQueue.initialCapacity * 64, "\(configuration)")
             XCTAssertEqual(checked, 4, "\(configuration)")
         }
     }
@@ -677,8 +677,8 @@ actor Desk {
 
     init(_ runtime: Runtime) { client = Client(runtime) }
 
-    /// Waits for the cell to be set (a granted wait condition), logs more calls than a ring holds
-    /// (waiting for room where the configuration bounds it), then queries (a sync).
+    /// Waits for the cell to be set (a granted wait condition), logs more calls than a ring starts
+    /// with (it grows several times), then queries (a sync).
     func take(from cell: Handler<Cell>) async -> Int {
         let first = await client.separate(cell, until: { $0.value != 0 }) { c -> Int in
             self.preconditionIsolated("after a granted wait condition")
@@ -686,7 +686,7 @@ actor Desk {
         }
         checked += 1
         await client.separate(cell) { c in
-            for _ in 0..<(PrivateQueue.maximumCapacity * 2) { await c.call { $0.value += 1 } }
+            for _ in 0..<(PrivateQueue.initialCapacity * 64) { await c.call { $0.value += 1 } }
             self.preconditionIsolated("after the calls")
         }
         checked += 1
