@@ -82,11 +82,15 @@ def cli(tmp_path) -> Cli:
 
 
 def installed(folder: str) -> Implementation:
-    """The implementation in impls/<folder>; the test is skipped, saying why, where its toolchain is missing."""
+    """The implementation in impls/<folder>; where its toolchain is missing the test is skipped, saying why,
+    except under CI=true, where it fails: a CI image without a language must not drop its checks silently."""
     impl = load_implementation(ROOT / "impls" / folder / "impl.toml")
     found = toolchains.availability(impl)
     if not found.available:
-        pytest.skip(f"{folder}: {found.reason} ({found.install_hint})")
+        missing = f"{folder}: {found.reason} ({found.install_hint})"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true and {missing}", pytrace=False)
+        pytest.skip(missing)
     return impl
 
 

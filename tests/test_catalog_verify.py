@@ -27,6 +27,15 @@ def test_every_test_and_quick_parameter_has_a_reference(catalog):
 def test_every_variant_serves_known_benchmarks(catalog):
     assert {"swift/gcd", "swift/sc", "swift/seq"} <= set(catalog.variants)
     assert catalog.variants["swift/gcd"].shapes["fib"] == ("cps", "parallel")
+    languages = {v.language for v in catalog.variants.values()}
+    shown = {impl.language for impl in catalog.implementations.values() if not impl.hidden}
+    assert len(shown) >= 8 and shown <= languages, (shown, languages)
+    for variant in (v for v in catalog.variants.values() if v.language in shown):
+        assert variant.served, f"{variant.name} serves nothing"
+        unknown = set(variant.served) - set(catalog.benchmarks)
+        assert not unknown, f"{variant.name} serves benchmarks with no TOML: {sorted(unknown)}"
+        for bench, shapes in variant.shapes.items():
+            assert shapes and len(set(shapes)) == len(shapes), (variant.name, bench, shapes)
 
 
 def _lcg(seed):
