@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SWIFT_BIN := $(firstword $(wildcard /opt/swift/usr/bin) $(dir $(shell command -v swift 2>/dev/null)))
 export PATH := $(if $(SWIFT_BIN),$(SWIFT_BIN):,)$(PATH)
 
-.PHONY: setup browser services build bench test test-fast mutate check clean
+.PHONY: setup browser services build bench test test-fast lint mutate check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,14 +58,18 @@ bench: setup
 # language (protocol, refusals, every shape at test size) and each language's own unit tests. Two
 # workers (pytest-xdist) run all but the tests marked serial, which judge timing or the machine's load
 # (the probe, explain's diagnoses, stalls and deadlines, a regression found) and run alone afterwards.
-test: setup browser services
+test: setup browser services lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
 
 # The edit-run loop: the harness's tests not marked slow (no language's checks, no end-to-end run of
 # a second or more).
-test-fast: setup
+test-fast: setup lint
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# Ruff over the harness and its tests (the rules chosen in pyproject.toml): clean, or the tests do not run.
+lint: setup
+	$(BIN)/ruff check concbench tests
 
 # Mutation testing of the modules that judge (verify, protocol, regression, stats' comparisons) against
 # their fast tests, with mutmut (the `mutate` extra, installed here if missing): each module's score;

@@ -254,7 +254,7 @@ class Catalog:
         shapes = found.shapes.get(benchmark) if found else None
         return shapes[0] if shapes else None
 
-    def reloaded(self) -> "Catalog":
+    def reloaded(self) -> Catalog:
         """The catalog again, with the descriptions of what was built since."""
         return load_catalog(self.root)
 

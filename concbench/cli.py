@@ -17,33 +17,61 @@ import click
 
 from . import cgroups, conformance, describe, environment, regression, runner, session, toolchains
 from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
+from .database import folder_name, has_results, is_server, probe, redact, shown
 from .errors import BuildError, SessionInterrupted, UsageError
 from .files import write_whole
-from .plan import Request, make_plan, parse_option, planned_runs, parse_shard, parse_values, plan_identity, series_count, shard_of
+from .parts import Whole, runs_of, whole
+from .plan import (
+    Request,
+    make_plan,
+    parse_option,
+    parse_shard,
+    parse_values,
+    plan_identity,
+    planned_runs,
+    series_count,
+    shard_of,
+)
 from .probe import Probe
 from .progress import RichProgress
 from .records import RunStatus
 from .report import export
 from .report.choice import every_pair
+from .report.claims import Context as ClaimsContext
+from .report.claims import claims_document, judge_claims
 from .report.machine import machine_lines, machine_section
-from .report.variants import pair_series
+from .report.page import PAGE, default_folder, mark, open_in_browser, shows
 from .report.scaling import scaling_tables
+from .report.study import (
+    claims_grid,
+    findings_grid,
+    findings_html,
+    grid_html,
+    published_grid,
+    study_figures,
+    study_grids,
+)
 from .report.summary import summarise
-from .report.claims import Context as ClaimsContext, claims_document, judge_claims
-from .report.study import claims_grid, findings_grid, findings_html, grid_html, published_grid, study_figures, study_grids
+from .report.tables import (
+    EXPLAIN_NOTE,
+    benchmarks_table,
+    check_table,
+    comparison_table,
+    explain_table,
+    findings_table,
+    grid_table,
+    regression_table,
+    rules_table,
+    scaling_table,
+    variants_table,
+)
+from .report.terminal import make_console, print_summary, say, say_whole, show
+from .report.variants import pair_series
 from .report.verdict import figure as verdict_figure
 from .report.verdict import study_verdicts
-from .report.tables import (
-    EXPLAIN_NOTE, benchmarks_table, check_table, comparison_table, explain_table, findings_table, grid_table,
-    regression_table, rules_table, scaling_table, variants_table,
-)
-from .report.page import PAGE, default_folder, mark, open_in_browser, shows
-from .report.terminal import make_console, print_summary, say, say_whole, show
-from .studies import SCALES, find_study, load_studies, plan_study
 from .session import Settings
-from .database import folder_name, has_results, is_server, probe, redact, shown
-from .parts import Whole, runs_of, whole
 from .store import Store
+from .studies import SCALES, find_study, load_studies, plan_study
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_HARNESS = 3   # concbench itself failed (the database went away, a bug): never "finished, some runs failed"
@@ -256,7 +284,7 @@ def build_command(names: tuple[str, ...], swift_opt: str | None) -> int:
     """Build the implementations (all, or those of the given variants or languages)."""
     catalog = _catalog()
     languages = []
-    for name in names or tuple(l for l, i in catalog.implementations.items() if not i.hidden):
+    for name in names or tuple(lang for lang, i in catalog.implementations.items() if not i.hidden):
         language = name.split("/")[0]
         if language not in catalog.implementations:
             raise UsageError(f"unknown variant or language '{name}' (known: {', '.join(sorted(catalog.variants))})")
@@ -481,7 +509,7 @@ def check_command(names: tuple[str, ...], db: Path | None) -> int:
         else:
             wanted[language] = None
     if not names:
-        wanted = {l: None for l, i in catalog.implementations.items() if not i.hidden}
+        wanted = {lang: None for lang, i in catalog.implementations.items() if not i.hidden}
     for language in list(wanted):
         found = toolchains.availability(catalog.implementations[language])
         if not found.available:
@@ -490,7 +518,7 @@ def check_command(names: tuple[str, ...], db: Path | None) -> int:
     if not wanted:
         raise UsageError("nothing to check: no chosen implementation is installed here")
     toolchains.launcher_path(catalog.root / "build")
-    unbuilt = [l for l in wanted if not toolchains.is_built(catalog.implementations[l])]
+    unbuilt = [lang for lang in wanted if not toolchains.is_built(catalog.implementations[lang])]
     failed = _build_all(catalog, unbuilt) if unbuilt else []
     catalog = catalog.reloaded()
     rows: list[conformance.Row] = []
@@ -587,7 +615,7 @@ def _open_store(catalog: Catalog, db: Path | str | None) -> Store:
 
 def _write_html(out_dir: Path, catalog: Catalog, record, runs, comparisons, study=None, sections=(),
                 probes=()) -> Path:
-    from .report.html import write_html_report   # matplotlib loads only when a page is wanted
+    from .report.html import write_html_report  # matplotlib loads only when a page is wanted
 
     # A study's published tables travel in its sections, beside ours, not again per benchmark; the machine
     # probe's readings come first.

@@ -27,8 +27,8 @@ from . import describe, environment, protocol_schema, runner
 from .catalog import REPEAT, Benchmark, Catalog, Implementation
 from .errors import SessionInterrupted
 from .plan import Point, Request, make_plan
-from .session import Settings, run_session
 from .records import RunRecord, RunStatus, options_text, series_label
+from .session import Settings, run_session
 from .verify import Verdict, missing_metrics
 
 REJECTION_TIMEOUT_S = 60

@@ -19,13 +19,13 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from typing import Protocol
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from .records import SampleRecord as Sample   # t_ns since the launch, rss, threads, cpu so far
 from . import cgroups, syscalls
 from .records import Measures, ThreadRecord, WaitRecord
+from .records import SampleRecord as Sample  # t_ns since the launch, rss, threads, cpu so far
 
 SAMPLE_INTERVAL_S = 0.010
 IDLE_WAKE_S = 0.5              # with the launcher sampling, the loop wakes at least this often

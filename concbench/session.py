@@ -22,8 +22,18 @@ from .errors import BuildError, ProtocolError, RequestRefused, SessionInterrupte
 from .plan import Point, planned_runs
 from .probe import BASELINE_READINGS, Kind, Probe, ProbeError, Watch
 from .protocol import Iteration, Transcript
-from .records import (FAILED_STATUSES, IterationRecord, Measures, ProbeRecord, Reason, RunRecord, RunStatus,
-                      SessionRecord, counted, options_text)
+from .records import (
+    FAILED_STATUSES,
+    IterationRecord,
+    Measures,
+    ProbeRecord,
+    Reason,
+    RunRecord,
+    RunStatus,
+    SessionRecord,
+    counted,
+    options_text,
+)
 from .store import Store
 from .verify import Ending, cross_check, judge, verdict
 
@@ -423,7 +433,7 @@ def prepare(catalog: Catalog, planner: Callable[[Catalog], list[Point]], build: 
     languages that failed: their points are left out, unless the user named one of their variants."""
     plan = planner(catalog)
     languages = sorted({p.variant.language for p in plan})
-    unbuilt = [l for l in languages if not toolchains.is_built(catalog.implementations[l])]
+    unbuilt = [lang for lang in languages if not toolchains.is_built(catalog.implementations[lang])]
     failed = build(unbuilt) if unbuilt else []
     for language in failed:
         chosen = [n for n in named if n.split("/")[0] == language]

@@ -15,7 +15,7 @@ import shlex
 import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .database import password_file_line, shown, without_password
@@ -109,7 +109,7 @@ class Job:
         write_private(self.folder / JOB_FILE, json.dumps(document, indent=1) + "\n")
 
     @classmethod
-    def load(cls, folder: Path) -> "Job":
+    def load(cls, folder: Path) -> Job:
         path = folder / JOB_FILE
         try:
             document = json.loads(path.read_text())
@@ -201,7 +201,7 @@ def merge_script(job: Job) -> str:
 # -- submitting -------------------------------------------------------------------------------------------------
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _submit(job: Job, tools: SlurmTools, shards: list[int], waits_also_for: list[str] = ()) -> Submission:

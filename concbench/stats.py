@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import warnings as _pywarnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy import special as _special

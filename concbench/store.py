@@ -4,15 +4,23 @@ one set of migrations; database.py holds what differs). Each run commits when it
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import get_args, get_origin, get_type_hints
 
 from .database import Dialect, Target, connect, is_server, redact, shown
 from .errors import UsageError
-from .records import (IterationRecord, ProbeRecord, RunRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord,
-                      field_names)
+from .records import (
+    IterationRecord,
+    ProbeRecord,
+    RunRecord,
+    SampleRecord,
+    SessionRecord,
+    ThreadRecord,
+    WaitRecord,
+    field_names,
+)
 
 SCHEMA_VERSION = 5
 
@@ -170,7 +178,7 @@ def _settled(version: str | None) -> bool:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Store:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from concbench import toolchains
-from concbench.catalog import Implementation, load_implementation
+from concbench.catalog import Implementation, load_catalog, load_implementation
 from concbench.report.schema import validate_export
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,6 +47,12 @@ def pytest_collection_modifyitems(items) -> None:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    """The checkout's catalog, read once per worker: tests read it and never change it."""
+    return load_catalog(ROOT)
 
 
 @pytest.fixture(scope="session")

@@ -140,7 +140,7 @@ def main() -> int:
         prepare()
         run_mutmut(args.jobs, modules)
 
-    from mutmut.mutation.diff_apply import get_diff_for_mutant   # after the run: it reads mutants/
+    from mutmut.mutation.diff_apply import get_diff_for_mutant  # after the run: it reads mutants/
 
     entries = read_equivalents(EQUIVALENTS)
     used: set[int] = set()

@@ -2,14 +2,9 @@
 
 import pytest
 
-from concbench.catalog import load_catalog, load_benchmark
+from concbench.catalog import load_benchmark
 from concbench.errors import CatalogError
 from concbench.verify import Verdict, verdict
-
-
-@pytest.fixture(scope="module")
-def catalog(root):
-    return load_catalog(root)
 
 
 def test_the_six_thesis_benchmarks_are_defined(catalog):
@@ -190,6 +185,7 @@ def test_one_variant_alone_stays_unverified_and_references_are_untouched():
 
 def test_availability_checks_tools_and_files_and_names_the_missing_ones(root, tmp_path):
     from dataclasses import replace
+
     from concbench import toolchains
     from concbench.catalog import load_implementation
     impl = load_implementation(root / "impls" / "fake" / "impl.toml")

@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, Cli
 
 FAKE = ["-b", "fib", "--size", "test", "--runs", "1"]
@@ -410,8 +409,9 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
     whole_run = tmp_path / "whole.sqlite"
     assert cli("run", "-b", "fib", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/slow", "--size", "test",
                "--runs", "1", "--db", str(whole_run), db=False).returncode == 0
-    series = lambda text: sorted(line.split("│")[1].strip() + line.split("│")[2].strip()
-                                 for line in text.splitlines() if line.startswith("│ fake/"))
+    def series(text):
+        return sorted(line.split("│")[1].strip() + line.split("│")[2].strip()
+                      for line in text.splitlines() if line.startswith("│ fake/"))
     merged_report = cli("report", "--db", str(merged), "--wide", db=False)
     assert merged_report.returncode == 0, merged_report.stderr
     assert series(merged_report.stdout) == series(cli("report", "--db", str(whole_run), "--wide", db=False).stdout)

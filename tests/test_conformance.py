@@ -8,7 +8,6 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from conftest import COMPILED, installed
 
 ROOT = Path(__file__).resolve().parent.parent

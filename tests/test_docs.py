@@ -2,16 +2,7 @@
 
 import re
 
-import pytest
-
-from concbench.catalog import load_catalog
-
 SLASHED = re.compile(r"`([a-z][a-z0-9-]*)/([a-z0-9][a-z0-9-]*)`")
-
-
-@pytest.fixture(scope="module")
-def catalog(root):
-    return load_catalog(root)
 
 
 def test_every_benchmark_has_its_spec_inside_the_repository(catalog):

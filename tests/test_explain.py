@@ -10,9 +10,8 @@ import os
 from importlib import resources
 
 import pytest
-from jsonschema import Draft202012Validator
-
 from conftest import installed
+from jsonschema import Draft202012Validator
 
 pytestmark = [pytest.mark.serial, pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the fixtures sweep cores 1 and 2")]
 

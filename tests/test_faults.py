@@ -14,11 +14,11 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from concbench import cgroups, runner
 from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord
 from concbench.store import Store
-from conftest import ROOT
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 

@@ -12,18 +12,17 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from browser import require_chromium, start_driver
 
 from concbench.catalog import load_catalog
 from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, SessionRecord
-from concbench.report import plots
 from concbench.report import html as html_report
+from concbench.report import plots
 from concbench.report.choice import MAX_TIMEOUT_TIMESERIES, every_pair, named_pairs, runs_to_draw
 from concbench.report.growth import growth_series
 from concbench.report.html import write_html_report
 from concbench.report.summary import summarise
 from concbench.store import Store
-
-from browser import require_chromium, start_driver
 
 pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
 

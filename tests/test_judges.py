@@ -5,23 +5,14 @@ each test states behaviour a user sees (a status, a message, a figure, a warning
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats as st
 
-from concbench.catalog import load_catalog
 from concbench.records import IterationRecord, RunRecord, RunStatus
 from concbench.stats import RunLevelComparison, WarningKind, compare, compare_runs, summarize
 from concbench.verify import Ending, judge
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog(ROOT)
 
 
 def _run(benchmark, param, results, options=None, metrics=None, verdicts=None):

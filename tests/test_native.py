@@ -4,10 +4,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import COMPILED, installed
 
 from concbench import toolchains
 from concbench.catalog import load_implementation
-from conftest import COMPILED, installed
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = sorted(p.name for p in (ROOT / "impls").iterdir() if (p / "impl.toml").is_file())

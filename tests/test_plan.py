@@ -2,15 +2,8 @@ import dataclasses
 
 import pytest
 
-from concbench.catalog import load_catalog
 from concbench.errors import UsageError
 from concbench.plan import Request, Shard, make_plan, parse_option, parse_shard, parse_values, plan_identity, shard_of
-
-
-@pytest.fixture(scope="module")
-def catalog(root):
-    return load_catalog(root)
-
 
 ALL = {"swift/gcd", "swift/sc", "swift/seq", "fake/ok", "fake/slow"}
 

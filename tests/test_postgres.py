@@ -14,16 +14,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
+from services.postgres import postgres_server  # noqa: F401 (the session's server, a fixture)
+from test_merge import _part
+from test_store import _run
 
 from concbench.database import folder_name, redact
 from concbench.errors import UsageError
 from concbench.merge import merge
 from concbench.records import IterationRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord
 from concbench.store import SCHEMA_VERSION, Store
-from conftest import ROOT
-from services.postgres import postgres_server  # noqa: F401 (the session's server, a fixture)
-from test_merge import _part
-from test_store import _run
 
 LIMIT_S = 60   # per test: a hang (a lock never granted, a server that stops answering) fails, never blocks
 BIG = 5 * 10**12   # nanoseconds past 4 bytes (2**31 ns is 2.1 s)
@@ -325,7 +325,7 @@ def test_bad_input_stops_each_command_in_one_line_before_anything_is_written(pos
          f"{tmp_path / 'other-split.sqlite'}, session 1: plan p1 is split into 3 parts here and into 2 in {pg}, "
          "session 1: their points overlap", pg),
     ]
-    for (command, message, url), done in zip(cases, _at_once(*((command + [url], None) for command, _, url in cases))):
+    for (command, message, _), done in zip(cases, _at_once(*((command + [url], None) for command, _, url in cases))):
         assert done.returncode == 2, (command, done.stderr)
         assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, (command, done.stderr)
         assert message in done.stderr and "Traceback" not in done.stderr and secret not in done.stderr, command

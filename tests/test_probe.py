@@ -2,8 +2,8 @@
 the machine was disturbed and runs them again (session.Guard).
 
 The last tests disturb the machine on purpose (a busy loop pinned to the run's CPUs, started by the test) around
-a real program, and check the session's figures against an undisturbed session's; and break the band check to see
-that check fail."""
+a real program, and check that the runs made meanwhile are marked, run again and left out of the figures; and break
+the band check to see that check fail."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from conftest import installed
+from kit import ScriptedExecutor, right
 
 from concbench import probe as probes
 from concbench import runner, toolchains
-from concbench.catalog import load_catalog
 from concbench.plan import Request, make_plan
 from concbench.probe import BAND, Kind, Probe, Reference, Watch, quiet
 from concbench.records import ProbeRecord, RunStatus, counted
@@ -27,9 +28,6 @@ from concbench.report.machine import machine_lines
 from concbench.report.summary import summarise
 from concbench.session import Progress, Session, Settings
 from concbench.store import Store
-
-from conftest import installed
-from test_session import ScriptedExecutor, right
 
 pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
 
@@ -138,11 +136,6 @@ class ScriptedProbe:
         return reading(100, kind=kind)
 
 
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog(ROOT)
-
-
 def _scripted(catalog, tmp_path, machine, runs=3, **settings):
     plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("fake/ok",), cores=(1,), iterations=3, warmup=1,
                                       params=("5", "10")), set(catalog.variants))
@@ -227,9 +220,9 @@ def _real_session(catalog, tmp_path, probe_binary, name, hog_window=None, runs=8
     return store.runs(session_id), window
 
 
-def _problems(runs, window, quiet_median: float) -> list[str]:
+def _problems(runs, window) -> list[str]:
     """What is wrong with a session disturbed in `window`: runs inside it not marked, marked runs not run again,
-    or medians off the undisturbed session's by more than 20 %."""
+    or marked runs counted in its figures."""
     problems = []
     start, end = window
     margin = 0.3e9
@@ -240,11 +233,11 @@ def _problems(runs, window, quiet_median: float) -> list[str]:
                  if not r.disturbed]
     quietly = {(r.run_index) for r in runs if r.status == RunStatus.OK and not r.disturbed}
     problems += [f"run {r.run_index} was not run again" for r in runs if r.disturbed and r.run_index not in quietly]
-    median = summarise(runs)[0].stats.median
-    # 20 %: two sessions of this program a minute apart differed by 15 % on the noisy VM of 2026-12-06; a busy loop on
-    # both CPUs doubles a run, so a window's runs counted unmarked would move it further.
-    if abs(median / quiet_median - 1) > 0.20:
-        problems.append(f"median {median / 1e6:.1f} ms against {quiet_median / 1e6:.1f} ms undisturbed")
+    # The figures are the quiet runs' alone. (Not compared with a second, undisturbed session: two sessions of this
+    # program differ by 15-24 % on this VM with no busy loop at all, which failed CI without any fault.)
+    median, quiet = summarise(runs)[0].stats.median, summarise([r for r in runs if not r.disturbed])[0].stats.median
+    if median != quiet:
+        problems.append(f"median {median / 1e6:.1f} ms counts marked runs: {quiet / 1e6:.1f} ms from the quiet ones")
     return problems
 
 
@@ -255,28 +248,22 @@ def handoff(catalog):
         toolchains.build(impl, ROOT / "build")
 
 
-@pytest.fixture(scope="module")
-def undisturbed(catalog, tmp_path_factory, probe_binary, handoff):
-    runs, _ = _real_session(catalog, tmp_path_factory.mktemp("quiet"), probe_binary, "quiet")
-    return summarise(runs)[0].stats.median
-
-
 @TWO_CPUS
 @pytest.mark.slow
 def test_runs_made_while_a_busy_loop_shares_the_cpus_are_marked_and_run_again(catalog, tmp_path, probe_binary,
-                                                                               undisturbed):
+                                                                               handoff):
     runs, window = _real_session(catalog, tmp_path, probe_binary, "disturbed", hog_window=(1.0, 2.0))
-    assert _problems(runs, window, undisturbed) == []
+    assert _problems(runs, window) == []
 
 
 @TWO_CPUS
 @pytest.mark.slow
-def test_with_the_band_check_broken_the_disturbed_session_is_caught(catalog, tmp_path, probe_binary, undisturbed,
+def test_with_the_band_check_broken_the_disturbed_session_is_caught(catalog, tmp_path, probe_binary, handoff,
                                                                      monkeypatch):
     monkeypatch.setattr(probes, "quiet", lambda reading, reference: True)   # every reading treated as quiet
     monkeypatch.setattr(probes, "_cpu_quiet", lambda reading, reference: True)
     runs, window = _real_session(catalog, tmp_path, probe_binary, "broken", hog_window=(1.0, 2.0))
-    assert any("is not marked" in p for p in _problems(runs, window, undisturbed))
+    assert any("is not marked" in p for p in _problems(runs, window))
 
 
 @TWO_CPUS

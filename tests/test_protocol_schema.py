@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from kit import ScriptedExecutor
 
 from concbench import conformance, describe, protocol_schema
 from concbench.catalog import load_implementation
 from concbench.protocol import parse_line
-from concbench.runner import ProcessRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = sorted((ROOT / "concbench" / "schema").glob("*.schema.json"))
@@ -118,28 +118,11 @@ def test_check_refuses_a_binary_description_outside_the_schema():
         replace(impl, description=parsed, description_source="snapshot")) is None
 
 
-class ScriptedExecutor:
-    """Feeds fixed stdout lines to the session's line consumer, as a real run would, and records what it said."""
-
-    def __init__(self, lines):
-        self.lines, self.said = lines, []
-
-    def execute(self, spec, on_line, is_progress):
-        record = ProcessRecord(started=True, exit_code=0)
-        for line in self.lines:
-            self.said.append(line)
-            stop = on_line(line)
-            if stop:
-                record.aborted = stop
-                break
-        return record
-
-
 def test_the_checking_executor_stops_a_run_at_its_first_line_outside_the_schema():
     lines = [json.dumps({"hello": HELLO}), '{"iteration": 0, "ns": 5, "result": "8"}',
              '{"metrics": {"Compute Time": 5}}', '{"iteration": 1, "ns": 5, "result": "8"}']
     seen = []
-    record = conformance.SchemaCheckingExecutor(ScriptedExecutor(lines)).execute(
+    record = conformance.SchemaCheckingExecutor(ScriptedExecutor.replaying(lines)).execute(
         None, lambda line: seen.append(line), lambda line: True)
     assert record.aborted.startswith("line 3 (metrics) at 'metrics': 'Compute Time' does not match")
     assert seen == lines[:2]   # the session's own parser never saw the bad line
@@ -147,10 +130,10 @@ def test_the_checking_executor_stops_a_run_at_its_first_line_outside_the_schema(
 
 def test_the_checking_executor_passes_good_lines_and_the_parsers_own_verdict_through():
     seen = []
-    good = conformance.SchemaCheckingExecutor(ScriptedExecutor(GOOD)).execute(
+    good = conformance.SchemaCheckingExecutor(ScriptedExecutor.replaying(GOOD)).execute(
         None, lambda line: seen.append(line), lambda line: True)
     assert good.aborted is None and seen == GOOD
-    refused = conformance.SchemaCheckingExecutor(ScriptedExecutor(GOOD)).execute(
+    refused = conformance.SchemaCheckingExecutor(ScriptedExecutor.replaying(GOOD)).execute(
         None, lambda line: "the parser's own fault" if "iteration" in line else None, lambda line: True)
     assert refused.aborted == "the parser's own fault"
 

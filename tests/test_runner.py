@@ -225,6 +225,7 @@ def _followed_with_small_limits(tmp_path, code: str):
     listed one by one, and how many the last row sums ("(N ended)", tid 0; 0 where there is no such row)."""
     import re
     import subprocess
+
     from concbench import toolchains
     target = tmp_path / "cb-launch"
     subprocess.run(["cc", "-O2", "-DMAX_TRACKED=4", "-DMAX_ENDED=3", "-o", str(target),

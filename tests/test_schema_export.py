@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import Cli
 from jsonschema import Draft202012Validator
 
 from concbench.errors import UsageError
@@ -17,7 +18,6 @@ from concbench.report.schema import InvalidExport, load_schema, validate_bmf, va
 from concbench.report.summary import summarise
 from concbench.store import Store
 from concbench.verify import Verdict
-from conftest import Cli
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "session.json"
 

@@ -5,14 +5,10 @@ stall detection and statistics are tested here exactly, and fast."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import pytest
+from kit import Script, ScriptedExecutor, fib, right
 
 from concbench import runner
-from concbench.catalog import load_catalog
 from concbench.errors import RequestRefused, UsageError
 from concbench.plan import Request, make_plan
 from concbench.records import RunStatus, SampleRecord
@@ -20,90 +16,7 @@ from concbench.report.summary import summarise
 from concbench.session import Progress, Session, Settings, resumable, run_session, session_config
 from concbench.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
 SECOND = 1_000_000_000
-
-
-@dataclass
-class Script:
-    """What one scripted process writes and how it ends."""
-
-    results: list[str] = field(default_factory=list)
-    ns: list[int] = field(default_factory=list)
-    metrics: dict | None = None
-    extra_lines: list[str] = field(default_factory=list)
-    hello: bool = True
-    exit_code: int | None = 0
-    signal: int | None = None
-    timed_out: bool = False
-    busy: bool = False            # CPU used in the last seconds before a timeout
-    stderr: str = ""
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now_ns = 0
-
-    def advance(self, ns: int) -> int:
-        self.now_ns += ns
-        return self.now_ns
-
-
-class ScriptedExecutor:
-    """Plays a script per launch: the lines go through the session's own reader."""
-
-    def __init__(self, script) -> None:
-        self.script, self.clock, self.launched = script, FakeClock(), []
-
-    def execute(self, spec: runner.LaunchSpec, on_line, is_progress) -> runner.ProcessRecord:
-        args = dict(zip(spec.argv[::1], spec.argv[1:]))
-        self.launched.append((args["--param"], args["--model"]))
-        script = self.script(args["--model"], args["--param"])
-        record = runner.ProcessRecord(started=True)
-        start = self.clock.now_ns
-        lines = ([json.dumps({"hello": {"protocol": 1, "language": "fake", "runtime": "x", "model": args["--model"]}})]
-                 if script.hello else [])
-        lines += [json.dumps({"iteration": i, "ns": ns, "result": r})
-                  for i, (r, ns) in enumerate(zip(script.results, script.ns))]
-        lines += script.extra_lines
-        if script.metrics is not None:
-            lines.append(json.dumps({"metrics": script.metrics}))
-        for line in lines:
-            self.clock.advance(sum(script.ns) // max(len(lines), 1))
-            stop = on_line(line)
-            if stop:
-                record.aborted = stop
-                break
-        if script.timed_out:
-            # Samples every 10 ms over a 3 s tail; an idle process's CPU time stops growing.
-            for step in range(300):
-                t = self.clock.advance(10_000_000)
-                cpu = step * 10_000_000 if script.busy else 0
-                record.samples.append(SampleRecord(t - start, 1 << 20, 2, cpu))
-            record.timed_out, record.timeout_kind = True, "deadline"
-            record.stall = runner.was_idle(record.samples, self.clock.now_ns - start)
-            record.signal = 9
-        else:
-            record.exit_code, record.signal = script.exit_code, script.signal
-        record.stderr_tail = script.stderr
-        record.wall_ns = self.clock.now_ns - start
-        return record
-
-
-def _fib(n: int) -> str:
-    a, b = 0, 1
-    for _ in range(n):
-        a, b = b, a + b
-    return str(a)
-
-
-def right(model: str, param: str) -> Script:
-    return Script(results=[_fib(int(param))] * 3, ns=[1000, 2000, 3000])
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog(ROOT)
 
 
 def _session(catalog, tmp_path, script, runs=1, settings=None, **request):
@@ -208,7 +121,7 @@ def test_a_stall_is_an_idle_tail_and_a_busy_tail_is_not():
 
 def test_statistics_of_a_scripted_session(catalog, tmp_path):
     def script(model, param):
-        return Script(results=[_fib(int(param))] * 5, ns=[900, 100, 200, 300, 400])
+        return Script(results=[fib(int(param))] * 5, ns=[900, 100, 200, 300, 400])
 
     result, _, store, session_id = _session(catalog, tmp_path, script, runs=2, params=("5",), iterations=5)
     (row,) = summarise(store.runs(session_id))
@@ -297,7 +210,7 @@ def test_settle_runs_the_series_whose_runs_differ_again_cheapest_first_and_leave
             return right(model, param)
         # Runs differing by 50 %: "10" cheap, "15" three times dearer.
         scale = (3 if param == "15" else 1) * (2 if launches[param] % 2 else 3)
-        return Script(results=[_fib(int(param))] * 3, ns=[scale * 1000] * 3)
+        return Script(results=[fib(int(param))] * 3, ns=[scale * 1000] * 3)
 
     settings = Settings(runs=3, settle_s=60.0)
     result, executor, store, session_id = _session(catalog, tmp_path, script, params=("5", "10", "15"),

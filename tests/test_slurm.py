@@ -11,11 +11,11 @@ import time
 from contextlib import closing
 
 import pytest
+from conftest import ROOT
+from services.slurm import slurm_cluster  # noqa: F401 (a fixture)
 
 from concbench.catalog import load_catalog
 from concbench.plan import Request, make_plan
-from conftest import ROOT
-from services.slurm import slurm_cluster  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slow
 

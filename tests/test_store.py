@@ -1,6 +1,6 @@
 import sqlite3
-from pathlib import Path
 from dataclasses import MISSING, fields
+from pathlib import Path
 
 import pytest
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_study_geomeans import STUDY, _cli  # the aggregating study of the fake, and the CLI as a user runs it
 
 from concbench.catalog import load_catalog
 from concbench.describe import Served
@@ -17,8 +18,6 @@ from concbench.report import configurations, geomeans
 from concbench.report.study import configuration_grids
 from concbench.report.summary import summarise
 from concbench.studies import load_study, plan_study
-
-from test_study_geomeans import STUDY, _cli   # the aggregating study of the fake, and the CLI as a user runs it
 
 ROOT = Path(__file__).resolve().parent.parent
 SCOOP = ROOT / "studies" / "scoop-2015.toml"

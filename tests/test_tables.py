@@ -5,10 +5,10 @@ import re
 
 import pytest
 from rich.console import Console
+from test_exports import RUNS
 
 from concbench.report import render, tables
 from concbench.report.summary import summarise
-from test_exports import RUNS
 
 
 def _terminal_headers(model) -> list[str]:
@@ -87,7 +87,7 @@ def test_a_metric_is_printed_in_the_unit_its_benchmark_declares(value, unit, tex
 
 
 def test_a_table_too_wide_leaves_out_optional_columns_then_continues_with_the_key_columns():
-    from concbench.report.layout import fit, table_width, column_widths
+    from concbench.report.layout import column_widths, fit, table_width
     model = MODELS["summary of one benchmark"]
     whole = table_width(column_widths(model))
     assert fit(model, whole).parts == (model,) and not fit(model, whole).left_out

@@ -50,6 +50,7 @@ def test_a_table_matched_by_parameter_and_variant_reads_its_units():
 
 def test_a_match_naming_no_column_is_refused(tmp_path):
     import pytest
+
     from concbench.errors import CatalogError
     path = tmp_path / "s.toml"
     path.write_text('id = "s"\ntitle = "t"\nsource = "x"\n[scales.quick]\n[scales.paper]\n'
@@ -83,6 +84,7 @@ def test_a_table_of_two_toolchains_is_laid_by_its_chosen_rows_per_task():
 
 def test_a_match_row_or_parameter_naming_no_column_is_refused(tmp_path):
     import pytest
+
     from concbench.errors import CatalogError
     path = tmp_path / "s.toml"
     base = ('id = "s"\ntitle = "t"\nsource = "x"\n[scales.quick]\n[scales.paper]\n'

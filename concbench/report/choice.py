@@ -4,8 +4,8 @@ The HTML page takes these choices; a study names its own pairs instead."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 from ..catalog import value_order
 from ..records import RunRecord, RunStatus

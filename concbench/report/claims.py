@@ -12,8 +12,9 @@ from enum import StrEnum
 
 import numpy as np
 
-from ..claims import RUNS_NEEDED as MIN_RUNS, Axis, Cell, Claim, Event, Kind, Statistic, serves, unnamed_options
 from ..catalog import value_order
+from ..claims import RUNS_NEEDED as MIN_RUNS
+from ..claims import Axis, Cell, Claim, Event, Kind, Statistic, serves, unnamed_options
 from ..records import Reason, RunRecord, RunStatus
 from .geomeans import options_of
 from .summary import SeriesSummary
@@ -143,7 +144,7 @@ def cell_figures(row: SeriesSummary, statistic: Statistic, seed: int) -> CellFig
     aggregate = AGGREGATE[statistic]
     if len(figures) == 1:
         return CellFigures(float(figures[0]), np.full(DRAWS, figures[0]), 1)
-    from scipy import stats as scipy_stats   # on first use: it takes most of a second to load
+    from scipy import stats as scipy_stats  # on first use: it takes most of a second to load
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # scipy warns that a distribution of a few runs is degenerate: it may be
         result = scipy_stats.bootstrap((figures,), lambda x, axis: aggregate(x, axis=axis), n_resamples=DRAWS,

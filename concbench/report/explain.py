@@ -77,7 +77,7 @@ class Diagnosis:
     points: tuple[Point, ...]
     fit: growth.GrowthFit | None = None
     point_rules: bool = True       # False where another sweep already judges these points
-    findings: tuple["Finding", ...] = field(default=())
+    findings: tuple[Finding, ...] = field(default=())
     expected_growth: float | None = None   # the benchmark's declared log-log exponent (growth sweeps)
 
 
@@ -94,7 +94,7 @@ class Fired:
 
 @dataclass(frozen=True)
 class Finding:
-    rule: "Rule"
+    rule: Rule
     text: str          # the numbers behind it
     strength: float
     at: str = ""       # the point(s) where it fired

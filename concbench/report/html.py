@@ -20,30 +20,42 @@ hook for tests and scripts:
 from __future__ import annotations
 
 import html
-from importlib import resources
-from string import Template
 import math
 from collections import defaultdict
+from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from string import Template
 
-from ..catalog import Benchmark, Catalog
+from ..catalog import Benchmark, Catalog, value_order
 from ..files import write_whole
 from ..records import RunRecord, RunStatus, SessionRecord, options_text, series_label
 from . import plots
-from .render import to_html
 from .best import best_pairs
-from .explain import Diagnosis, diagnose
-from .tables import (EXPLAIN_NOTE, best_table, comparison_table, compute_table, explain_table, failures_table, findings_table,
-                     growth_table, metrics_table, scaling_table, skipped_table, summary_table, timeouts_table,
-                     warnings_table)
 from .choice import named_pairs, runs_to_draw
-from .variants import PairComparison
+from .explain import Diagnosis, diagnose
 from .growth import growth_series
+from .render import to_html
 from .scaling import ScalingTable, scaling_tables
-from ..catalog import value_order
 from .summary import SeriesSummary, summarise
+from .tables import (
+    EXPLAIN_NOTE,
+    best_table,
+    comparison_table,
+    compute_table,
+    explain_table,
+    failures_table,
+    findings_table,
+    growth_table,
+    metrics_table,
+    scaling_table,
+    skipped_table,
+    summary_table,
+    timeouts_table,
+    warnings_table,
+)
 from .units import fmt_bytes, fmt_ns
+from .variants import PairComparison
 
 # The page's frame and its style sheet are package data (report/assets), filled in per session.
 _ASSETS = resources.files("concbench.report") / "assets"
@@ -321,7 +333,7 @@ def _time_section(benchmark: str, rows: list[SeriesSummary], colours, param_name
         opts = tuple(sorted((k, v) for k, v in row.runs[0].options.items() if k in line_keys))
         groups[(row.label, opts, row.cores)].append(row)
     lines = []
-    for (label, opts, cores), members in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1], g[0][2])):
+    for (label, _opts, cores), members in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1], g[0][2])):
         members.sort(key=lambda r: _numeric(r.param))
         style_index = cores_order.index(cores)
         lines.append(plots.Line(

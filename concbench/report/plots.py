@@ -15,8 +15,8 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg

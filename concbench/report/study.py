@@ -11,17 +11,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from statistics import NormalDist
 
-
 from ..studies import PublishedTable, Quantity, Statistic, Study, Sweep
-from .render import to_html
-from .tables import grid_table
-from .variants import pair_series
 from . import configurations, geomeans
 from .growth import growth_series
+from .render import to_html
 from .scaling import scaling_tables
 from .summary import COMPUTE, SeriesSummary
 from .svg import slug
+from .tables import grid_table
 from .units import fmt_ns
+from .variants import pair_series
 
 Z95 = NormalDist().inv_cdf(0.975)
 
@@ -339,7 +338,7 @@ def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, st
     paper's, on a log scale (swept families at the most cores both sides ran)."""
     if study.statistic != Statistic.GEOMEAN:
         return []
-    from . import plots   # matplotlib loads only when a page is wanted
+    from . import plots  # matplotlib loads only when a page is wanted
 
     agg = geomeans.aggregate(study, rows)
     ours, theirs, cores = agg.ours, agg.theirs, agg.cores

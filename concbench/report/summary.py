@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import stats
-from ..stats import Note
 from ..catalog import value_order
 from ..records import RunRecord, RunStatus, counted, disturbed_only, options_text, series_label
+from ..stats import Note
 from ..verify import Verdict
 
 # The metric of models that copy data: the longest worker's compute time (the SCOOP/Qs paper's C).

@@ -12,8 +12,8 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 TITLE_H, AXIS_LEFT, AXIS_BOTTOM, GAP_RIGHT = 20, 46, 32, 10
 GAP = 18                                    # between panels

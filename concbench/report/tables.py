@@ -39,7 +39,7 @@ class _Lead:
     context: str = ""
 
     @classmethod
-    def of(cls, rows: list[SeriesSummary], with_benchmark: bool, param_name: str) -> "_Lead":
+    def of(cls, rows: list[SeriesSummary], with_benchmark: bool, param_name: str) -> _Lead:
         if with_benchmark or not rows:
             return cls(param_name, with_benchmark)
         sets: dict[str, list[set[str]]] = defaultdict(list)

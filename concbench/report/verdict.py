@@ -9,7 +9,6 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-
 from ..records import RunStatus
 from ..studies import PublishedTable, Statistic, Study
 from . import configurations, geomeans, svg
@@ -55,7 +54,7 @@ def judge(title: str, pairs: dict[str, tuple[float, float]]) -> Verdict:
         return Verdict(title, len(cells), None, None, ())
     ours = [a for a, _ in cells.values()]
     theirs = [b for _, b in cells.values()]
-    from scipy import stats as scipy_stats   # on first use: it takes most of a second to load
+    from scipy import stats as scipy_stats  # on first use: it takes most of a second to load
     tau, p_value = scipy_stats.kendalltau(ours, theirs)
     if math.isnan(tau):
         return Verdict(title, len(cells), None, None, ())
