@@ -75,3 +75,50 @@ def test_the_cache_asks_the_binary_once_per_build(tmp_path):
     exe.write_text("v2 rebuilt")   # a new build: another size, another time
     assert describe.cached(cache, exe, fetch) == "text 2"
     assert len(calls) == 2
+
+
+# -- drift between languages ---------------------------------------------------------------------------------------
+
+def _option_domains(root) -> dict[tuple[str, str], dict[str, set[str]]]:
+    """(benchmark, option) -> each distinct declaration (domain and default, as JSON) -> the variants declaring it,
+    over the committed descriptions of every language shown to users (the fake and the fixtures have their own)."""
+    from concbench.catalog import load_implementation
+
+    found: dict[tuple[str, str], dict[str, set[str]]] = {}
+    for path in sorted(root.glob("impls/*/describe.json")):
+        if load_implementation(path.parent / "impl.toml").hidden:
+            continue
+        document = json.loads(path.read_text())["describe"]
+        for bench, served in document["benchmarks"].items():
+            for model, declared in served["models"].items():
+                for name, option in declared.get("options", {}).items():
+                    key = json.dumps(option, sort_keys=True)
+                    found.setdefault((bench, name), {}).setdefault(key, set()).add(f"{path.parent.name}/{model}")
+    return found
+
+
+def _drifts(found) -> set[str]:
+    return {f"{bench} {name}" for (bench, name), declarations in found.items() if len(declarations) > 1}
+
+
+def test_no_option_drifts_between_languages_beyond_the_known_list(root):
+    known = {line for line in (root / "tests" / "describe-drifts.txt").read_text().splitlines()
+             if line and not line.startswith("#")}
+    found = _option_domains(root)
+    drifts = _drifts(found)
+    new = {d: found[tuple(d.split())] for d in drifts - known}
+    assert not new, f"options declared differently by different languages: {new}"
+    assert not known - drifts, f"no longer drifting, take off tests/describe-drifts.txt: {sorted(known - drifts)}"
+
+
+def test_one_language_changing_an_option_is_a_drift(root):
+    found = _option_domains(root)
+    agreed = sorted(key for key, declarations in found.items() if len(declarations) == 1
+                    and len(next(iter(declarations.values()))) > 1)
+    assert agreed, "no option is declared alike by two variants"
+    bench, name = agreed[0]
+    (declaration, variants), = found[(bench, name)].items()
+    changed = json.dumps({**json.loads(declaration), "default": "other"}, sort_keys=True)
+    moved = sorted(variants)[0]
+    found[(bench, name)] = {declaration: variants - {moved}, changed: {moved}}
+    assert f"{bench} {name}" in _drifts(found)
