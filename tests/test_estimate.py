@@ -17,11 +17,13 @@ def plan(root):
     return make_plan(load_catalog(root), request, {"fake/ok"})
 
 
-def _earlier(store: Store, point, walls_s: list[float], iterations: int = 4) -> None:
+def _earlier(store: Store, point, walls_s: list[float], iterations: int = 4, variant: str | None = None,
+             options: dict | None = None) -> None:
     session = store.start_session("concbench run", None, {}, {})
     for index, wall in enumerate(walls_s):
         store.record_run(session, RunRecord(
-            point.benchmark.id, point.variant.name, point.param, dict(point.options), point.cores, index, RunStatus.OK,
+            point.benchmark.id, variant or point.variant.name, point.param,
+            dict(point.options) if options is None else options, point.cores, index, RunStatus.OK,
             wall_ns=int(wall * 1e9), iterations=[IterationRecord(i, 1000, "5", "verified", i == 0) for i in range(iterations)]))
     store.end_session(session, "finished")
 
@@ -34,8 +36,8 @@ def test_a_point_run_before_takes_the_median_of_its_earlier_runs_one_never_run_i
     assert (found.known_points, found.earlier_runs, found.new_points) == (1, 3, 1)
     assert found.known_s == pytest.approx(3 * 2.0)                          # 3 runs × the median, 2 s
     assert ten.deadline_s is None and found.bound_s == pytest.approx(3 * DEFAULT_RUN_TIMEOUT_S)   # the run's limit
-    assert found.line() == ("estimated time: about 6 s for 1 point (from 3 earlier runs of them), and at most "
-                            "1 h 30 min for 1 point never run (bounded by their deadlines)")
+    assert found.line() == ("estimated time: about 6 s for 1 point (from 3 earlier runs of them); 1 point never run "
+                            "here, whose time is unknown: at most 1 h 30 min by their deadlines")
     assert estimate(plan, 3, store, timeout_s=20).bound_s == pytest.approx(3 * 20)   # --timeout bounds each run
 
 
@@ -55,5 +57,17 @@ def test_earlier_runs_of_other_lengths_are_scaled_and_a_resumed_sessions_runs_ar
 def test_durations_read_as_seconds_minutes_or_hours():
     assert [duration(s) for s in (0.2, 89, 91, 3000, 5400, 3 * 3600 + 125)] == ["1 s", "89 s", "2 min", "50 min",
                                                                                   "1 h 30 min", "3 h 02 min"]
-    assert Estimate(0, 0, 0, 7200, 40).line() == ("estimated time: at most 2 h 00 min (none of these 40 points ran "
-                                                  "before: bounded by their deadlines)")
+    assert Estimate(0, 0, 0, 7200, 40).line() == ("estimated time: 40 points never run here, whose time is unknown: at "
+                                                  "most 2 h 00 min by their deadlines")
+
+
+def test_a_point_only_other_variants_ran_is_guessed_from_theirs_whatever_their_shape(plan, tmp_path):
+    store = Store(tmp_path / "results.sqlite")
+    five, ten = plan
+    _earlier(store, five, [2.0, 6.0], variant="swift/sc", options={**dict(five.options), "shape": "other"})
+    _earlier(store, five, [10.0], variant="swift/gcd", options={**dict(five.options), "cutoff": "3"})  # other work
+    found = estimate(plan, 3, store)
+    assert (found.known_points, found.guessed_points, found.new_points) == (0, 1, 1)
+    assert found.guessed_s == pytest.approx(3 * 4.0)   # 3 runs × the median of the other variant's, 4 s
+    assert found.line() == ("estimated time: about 12 s for 1 point guessed from other variants' runs of them; "
+                            "1 point never run here, whose time is unknown: at most 1 h 30 min by their deadlines")
