@@ -91,12 +91,11 @@ def estimate(plan: list[Point], runs: int, store: Store, timeout_s: float | None
         todo = max(0, point.runs_in(runs) - ran.get(key, 0))
         if not todo:
             continue
-        others = elsewhere.get(_size_key(point.benchmark.id, point.options, point.param, point.cores, neutral))
         if key in earlier:
             known_points += 1
             earlier_runs += len(earlier[key])
             known_s += todo * statistics.median(_run_seconds(r, point.iterations) for r in earlier[key])
-        elif others:
+        elif others := elsewhere.get(_size_key(point.benchmark.id, point.options, point.param, point.cores, neutral)):
             guessed_points += 1
             guessed_s += todo * statistics.median(_run_seconds(r, point.iterations) for r in others)
         else:

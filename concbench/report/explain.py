@@ -187,6 +187,11 @@ def _stall(point: Point, d: Diagnosis) -> Fired | None:
                  f"{threads}{extra}{_waits_on(e)}", "a timeout with under 0.1 s of CPU in the last 2 s")
 
 
+def _busy(e: Evidence) -> bool:
+    """Whether the program kept its cores busy: CPU at least BUSY_SHARE of them (False where CPU is unknown)."""
+    return e.cpu_cores is not None and e.cpu_cores >= BUSY_SHARE * e.cores
+
+
 def _widest(d: Diagnosis) -> Point | None:
     """The sweep's widest point that finished, where scaling is judged."""
     judged = [p for p in d.points[1:] if p.karp_flatt is not None]
@@ -213,7 +218,7 @@ def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     if p is None or p.evidence.cpu_cores is None or p.karp_flatt < SERIAL_FRACTION:
         return None
     e = p.evidence
-    if (e.cpu_cores >= BUSY_SHARE * e.cores) != busy:
+    if _busy(e) != busy:
         return None
     trend, weak = _karp_flatt_trend(d)
     stalls = _ipc_trend(d, p) if busy else ""
@@ -282,8 +287,7 @@ def _oversubscribed(point: Point, d: Diagnosis) -> Fired | None:
         return None
     # Threads queue for CPUs the program keeps busy; run delay while its cores sit mostly idle is a burst of
     # wake-ups or another process's load, not more work than cores.
-    busy = e.cpu_cores is not None and e.cpu_cores >= BUSY_SHARE * e.cores
-    if e.delay_share >= OVERSUBSCRIBED_DELAY and e.runnable_per_core > OVERSUBSCRIBED_RUNNABLE and busy:
+    if e.delay_share >= OVERSUBSCRIBED_DELAY and e.runnable_per_core > OVERSUBSCRIBED_RUNNABLE and _busy(e):
         threads = f" ({e.threads_peak} threads)" if e.threads_peak is not None else ""
         return Fired(e.delay_share, f"{e.runnable_per_core:.1f} threads running or runnable per core{threads} on "
                      f"{_on(e.cores)}, run delay {_pct(e.delay_share)} of wall per core",

@@ -100,7 +100,7 @@ public final class Client: @unchecked Sendable {
                                _ body: nonisolated(nonsending) (Reserved<A>) async throws -> R) async rethrows -> R {
         let ref = queueRef(for: a)
         if ref.with({ $0.isHeld(by: identity) }) {
-            ref.with { $0.depth += 1 }
+            enter(ref)
             await ref.sync()
             precondition(condition(a.object), "a wait condition on a handler the client holds must hold: it would wait for itself")
             return try await run(body, on: a, ref)
@@ -165,10 +165,7 @@ public final class Client: @unchecked Sendable {
         if handler.locksBlocks {
             if queue.with({ $0.isHeld(by: identity) }) { return enter(queue) }
             await handler.lockBlock()
-            queue.with { queue in
-                queue.holder.store(identity, ordering: .relaxed)
-                queue.put(.begin)
-            }
+            queue.with { $0.beginHeld(by: identity) }
         } else {
             if queue.with({ $0.depth > 0 }) { return enter(queue) }
             handler.link(queue.with { $0.begin() })
@@ -182,7 +179,7 @@ public final class Client: @unchecked Sendable {
     }
 
     /// A block inside one this client holds on the same handler.
-    @inlinable
+    @inlinable @discardableResult
     func enter(_ queue: Unmanaged<PrivateQueue>) -> Unmanaged<PrivateQueue> {
         queue.with { $0.depth += 1 }
         return queue
@@ -202,12 +199,7 @@ public final class Client: @unchecked Sendable {
         let fresh = order.filter { !queues[$0].with { $0.isHeld(by: identity) } }
         if handlers.first?.locksBlocks == true {
             for index in fresh { await handlers[index].lockBlock() }
-            for index in fresh {
-                queues[index].with { queue in
-                    queue.holder.store(identity, ordering: .relaxed)
-                    queue.put(.begin)
-                }
-            }
+            for index in fresh { queues[index].with { $0.beginHeld(by: identity) } }
         } else {
             let cells = fresh.map { queues[$0].with { $0.begin() } }
             for index in fresh { handlers[index].reservation.lock() }

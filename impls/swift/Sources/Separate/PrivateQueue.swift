@@ -176,6 +176,14 @@ final class PrivateQueue: @unchecked Sendable {
         return beginNow(kind)
     }
 
+    /// The shared queue's BEGIN, logged by the client that has just taken the handler's block lock:
+    /// it becomes the holder, so that a block it opens inside this one finds the handler held.
+    @inlinable
+    func beginHeld(by client: UInt) {
+        holder.store(client, ordering: .relaxed)
+        put(.begin)
+    }
+
     /// Whether `client` holds this handler now (has a block open on it).
     @inlinable
     func isHeld(by client: UInt) -> Bool {
