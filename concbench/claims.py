@@ -28,6 +28,9 @@ class Statistic(StrEnum):
     MEAN = "mean"            # the mean iteration time (KTH: means of 100 iterations)
     MEDIAN = "median"        # the median iteration time (the Countdown thread; SCOOP/Qs, which does not say)
     MIN_WALL = "min-wall"    # the fastest run's whole-process wall time (the Encore thesis: minimum of runs)
+    # The median iteration time less the compute time the run reports (compute_ns): the communication time of
+    # the SCOOP/Qs paper's Table 1, the median over runs.
+    COMMUNICATION = "median-communication"
 
 
 class Event(StrEnum):
@@ -78,6 +81,7 @@ class Claim:
     scale: str = "quick"           # the least scale that runs its cells meaningfully
     needs: str = ""                # what this machine lacks for it (an Encore compiler): untestable here
     command: str = ""              # where it can be tested, the command that would
+    runs: int = RUNS_NEEDED        # processes each of its cells needs: more where one run's figure spreads widely
     a: tuple[Cell, ...] = ()       # ratio: a ÷ b, each side one cell or the geometric mean of several
     b: tuple[Cell, ...] = ()
     band: tuple[float, float] = (0.0, math.inf)   # ratio, scaling: the band the statistic must lie in
@@ -119,7 +123,7 @@ DEFAULT_STATISTIC = {"mean-z": Statistic.MEAN, "median-of-3-after-warmup": Stati
                      "s-per-task": Statistic.MEAN, "encore": Statistic.MIN_WALL, "geomean": Statistic.MEDIAN}
 
 KEYS = {"id", "words", "where", "kind", "statistic", "theirs", "tolerance", "note", "min_cores", "scale", "needs",
-        "command", "benchmark", "variant", "param", "options", "cores", "a", "b", "band", "pairs", "groups",
+        "command", "runs", "benchmark", "variant", "param", "options", "cores", "a", "b", "band", "pairs", "groups",
         "cells", "axis", "measure", "event", "expected"}
 CELL_KEYS = {"benchmark", "variant", "param", "options", "cores"}
 NEEDED = {Kind.RATIO: ("a", "b", "band"), Kind.SIGN: ("pairs",), Kind.RANKING: ("groups",),
@@ -184,6 +188,9 @@ def load_claim(data: dict, study_statistic: str, where: str) -> Claim:
     min_cores = data.get("min_cores", 1)
     if not isinstance(min_cores, int) or min_cores < 1:
         raise CatalogError(f"{where}: min_cores must be a positive whole number")
+    runs = data.get("runs", RUNS_NEEDED)
+    if not isinstance(runs, int) or isinstance(runs, bool) or runs < RUNS_NEEDED:
+        raise CatalogError(f"{where}: runs must be a whole number, at least {RUNS_NEEDED}")
     defaults = {k: data[k] for k in CELL_KEYS if k in data}
     if "options" in defaults and not isinstance(defaults["options"], dict):
         raise CatalogError(f"{where}: options must be a table")
@@ -232,7 +239,7 @@ def load_claim(data: dict, study_statistic: str, where: str) -> Claim:
     return Claim(id=str(data["id"]), words=data["words"].strip(), where=data["where"].strip(), kind=kind,
                  statistic=statistic, theirs=str(data.get("theirs", "")), tolerance=str(data.get("tolerance", "")),
                  note=str(data.get("note", "")), min_cores=min_cores, scale=scale, needs=str(data.get("needs", "")),
-                 command=str(data.get("command", "")), **fields)
+                 command=str(data.get("command", "")), runs=runs, **fields)
 
 
 def load_claims(entries, study_statistic: str, where: str) -> tuple[Claim, ...]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .catalog import Catalog
-from .claims import RUNS_NEEDED, Claim, load_claims, serves, unnamed_options
+from .claims import Claim, load_claims, serves, unnamed_options
 from .errors import CatalogError, UsageError
 from .plan import Point, Request, make_plan, parse_values
 
@@ -349,17 +349,21 @@ def plan_study(catalog: Catalog, study: Study, scale: str, available: set[str],
 
 
 def with_claim_runs(study: Study, scale: str, cores_here: int, plan: list[Point]) -> list[Point]:
-    """The plan with every point a claim testable here reads run at least RUNS_NEEDED times, so that each
-    claim's verdict rests on a spread of processes; of a cell without cores, the widest points only."""
-    cells = [cell for claim in study.claims if claim.testable(scale, cores_here) for cell in claim.all_cells()]
-    wanted: set[int] = set()
-    for cell in cells:
-        found = [i for i, p in enumerate(plan) if serves(cell, p.benchmark.id, p.variant.name, p.shape, p.param,
-                                                         dict(p.options))
-                 and (cell.cores is None or p.cores == cell.cores)]
-        widest = max((plan[i].cores for i in found), default=0)
-        found = [i for i in found if plan[i].cores == widest]
-        fewest = min((unnamed_options(cell, dict(plan[i].options)) for i in found), default=0)
-        wanted |= {i for i in found if unnamed_options(cell, dict(plan[i].options)) == fewest}
-    runs = max(RUNS_NEEDED, study.runs[scale])
-    return [replace(p, runs=runs) if i in wanted and study.runs[scale] < runs else p for i, p in enumerate(plan)]
+    """The plan with every point a claim testable here reads run as many times as the claim needs (RUNS_NEEDED
+    or its own `runs`), so that each claim's verdict rests on a spread of processes; of a cell without cores,
+    the widest points only."""
+    wanted: dict[int, int] = {}
+    for claim in study.claims:
+        if not claim.testable(scale, cores_here):
+            continue
+        for cell in claim.all_cells():
+            found = [i for i, p in enumerate(plan) if serves(cell, p.benchmark.id, p.variant.name, p.shape, p.param,
+                                                             dict(p.options))
+                     and (cell.cores is None or p.cores == cell.cores)]
+            widest = max((plan[i].cores for i in found), default=0)
+            found = [i for i in found if plan[i].cores == widest]
+            fewest = min((unnamed_options(cell, dict(plan[i].options)) for i in found), default=0)
+            for i in found:
+                if unnamed_options(cell, dict(plan[i].options)) == fewest:
+                    wanted[i] = max(wanted.get(i, 0), claim.runs)
+    return [replace(p, runs=wanted[i]) if wanted.get(i, 0) > study.runs[scale] else p for i, p in enumerate(plan)]

@@ -1,6 +1,7 @@
 """A study's claims, judged one by one (docs/claims.md): the kinds, the bootstrap over runs, Holm, untestable."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -12,7 +13,7 @@ from concbench.errors import CatalogError
 from concbench.records import IterationRecord, RunRecord, RunStatus
 from concbench.report.claims import Context, Outcome, claims_document, holm, judge_claims
 from concbench.report.summary import summarise
-from concbench.studies import load_studies
+from concbench.studies import load_studies, plan_study
 
 ROOT = Path(__file__).resolve().parent.parent
 MS = 1_000_000
@@ -64,6 +65,33 @@ def test_a_cell_with_fewer_than_three_runs_is_inconclusive_whatever_its_figures(
     runs = _runs("swift/sc", [50, 50]) + _runs("swift/gcd", [100, 100, 100])
     (finding,) = _judge(_claims(RATIO), runs)
     assert finding.outcome == Outcome.INCONCLUSIVE and "too few runs" in finding.why
+
+
+def test_a_claim_that_needs_more_runs_is_inconclusive_with_fewer_and_its_cells_get_them_in_the_plan():
+    runs = _runs("swift/sc", [50, 51, 49, 50]) + _runs("swift/gcd", [100, 101, 99, 100])
+    (finding,) = _judge(_claims(dict(RATIO, runs=5)), runs)
+    assert finding.outcome == Outcome.INCONCLUSIVE and "too few runs (fewer than 5)" in finding.why
+    (finding,) = _judge(_claims(dict(RATIO, runs=4)), runs)
+    assert finding.outcome == Outcome.REPRODUCES
+    study = load_studies(ROOT)["kth-swift-2022"]
+    matmul = next(c for c in study.claims if c.id == "matmul-sc-faster")
+    study = replace(study, claims=(replace(matmul, runs=7),))
+    plan, _ = plan_study(load_catalog(ROOT), study, "quick", {"swift/sc", "swift/gcd"}, 2)
+    assert {p.runs for p in plan if p.benchmark.id == "matmul"} == {7}
+    assert {p.runs for p in plan if p.benchmark.id != "matmul"} == {None}
+
+
+def test_communication_time_is_each_runs_median_less_its_compute_time_and_none_where_that_leaves_nothing():
+    def with_compute(runs, compute_ms):
+        return [replace(run, metrics={"compute_ns": compute_ms * MS}) for run in runs]
+    claim = dict(RATIO, statistic="median-communication", band=[2.5, 3.5])
+    # Whole times 50 against 30 ms (1.7×); less 20 ms of compute, 30 against 10 ms: 3×.
+    runs = with_compute(_runs("swift/sc", [50, 50.5, 49.5]), 20) + with_compute(_runs("swift/gcd", [30, 30.2, 29.8]), 20)
+    (finding,) = _judge(_claims(claim), runs)
+    assert finding.outcome == Outcome.REPRODUCES and 2.9 < finding.estimate < 3.1, finding
+    covered = with_compute(_runs("swift/sc", [50, 50, 50]), 60) + with_compute(_runs("swift/gcd", [30] * 3), 20)
+    (finding,) = _judge(_claims(claim), covered)
+    assert finding.outcome == Outcome.INCONCLUSIVE and finding.why.startswith("no run leaving communication time")
 
 
 RANKING = {"id": "k", "words": "sc before gcd before go", "where": "Table 5", "kind": "ranking",
@@ -176,6 +204,7 @@ def test_the_same_runs_give_the_same_verdicts_and_figures():
     ({k: v for k, v in RATIO.items() if k != "param"}, "a cell without 'param'"),
     (dict(RATIO, scale="huge"), "scale = 'huge'"),
     (dict(STALL, event="sadness"), "event = 'sadness'"),
+    (dict(RATIO, runs=2), "runs must be a whole number, at least 3"),
 ])
 def test_a_malformed_claim_is_refused_with_its_study_and_id(entry, message):
     with pytest.raises(CatalogError, match=message):

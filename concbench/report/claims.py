@@ -13,11 +13,10 @@ from enum import StrEnum
 import numpy as np
 
 from ..catalog import value_order
-from ..claims import RUNS_NEEDED as MIN_RUNS
 from ..claims import Axis, Cell, Claim, Event, Kind, Statistic, serves, unnamed_options
 from ..records import Reason, RunRecord, RunStatus
 from .geomeans import options_of
-from .summary import SeriesSummary
+from .summary import COMPUTE, SeriesSummary
 from .units import fmt_ns
 
 ALPHA = 0.05        # the study-wide error rate Holm keeps
@@ -115,7 +114,8 @@ def _where_testable(claim: Claim) -> str:
 # ------------------------------------------------------------------------------------------------ figures
 
 def run_figure(run: RunRecord, statistic: Statistic) -> float | None:
-    """One run's figure in seconds: its mean or median measured iteration, or its whole-process wall time."""
+    """One run's figure in seconds: its mean or median measured iteration, its whole-process wall time, or its
+    median iteration less the compute time it reports (None where that leaves nothing: T ≤ C)."""
     if run.status != RunStatus.OK:
         return None
     if statistic == Statistic.MIN_WALL:
@@ -123,10 +123,15 @@ def run_figure(run: RunRecord, statistic: Statistic) -> float | None:
     measured = run.measured_ns()
     if not measured:
         return None
+    if statistic == Statistic.COMMUNICATION:
+        compute = run.metrics.get(COMPUTE)
+        gap = float(np.median(measured)) - compute if compute is not None else None
+        return gap / 1e9 if gap is not None and gap > 0 else None
     return float(np.mean(measured) if statistic == Statistic.MEAN else np.median(measured)) / 1e9
 
 
-AGGREGATE = {Statistic.MEAN: np.mean, Statistic.MEDIAN: np.median, Statistic.MIN_WALL: np.min}
+AGGREGATE = {Statistic.MEAN: np.mean, Statistic.MEDIAN: np.median, Statistic.MIN_WALL: np.min,
+             Statistic.COMMUNICATION: np.median}
 
 
 @dataclass(frozen=True)
@@ -290,12 +295,12 @@ def _event(claim: Claim, located: dict[Cell, SeriesSummary], rows: list[SeriesSu
         f" ({len(skipped)} skipped: {skipped[0]})" if skipped else "")
     runs = runs + skipped
     if claim.expected:
-        holds, fails = runs and seen == len(runs), seen == 0 and len(runs) >= MIN_RUNS
+        holds, fails = runs and seen == len(runs), seen == 0 and len(runs) >= claim.runs
     else:
-        holds, fails = seen == 0 and len(runs) >= MIN_RUNS, seen > 0
+        holds, fails = seen == 0 and len(runs) >= claim.runs, seen > 0
     outcome = Outcome.REPRODUCES if holds else Outcome.FAILS if fails else Outcome.INCONCLUSIVE
     why = "" if outcome != Outcome.INCONCLUSIVE else (
-        f"{MIN_RUNS} runs or more are needed to say it never happens" if seen == 0 else "some runs show it, some do not")
+        f"{claim.runs} runs or more are needed to say it never happens" if seen == 0 else "some runs show it, some do not")
     return Finding(claim, outcome, ours, why, estimate=float(seen))
 
 
@@ -312,14 +317,16 @@ def _judge_one(claim: Claim, rows: list[SeriesSummary], context: Context) -> Fin
         empty = [cell.name for cell, f in figures.items() if f is None]
         if empty:
             statuses = "; ".join(f"{cell.name}: {located[cell].statuses_text}" for cell, f in figures.items() if f is None)
-            return Finding(claim, Outcome.INCONCLUSIVE, "", f"no finished run of {statuses}", series=series)
+            none = ("no run leaving communication time (T > its compute_ns)" if claim.statistic == Statistic.COMMUNICATION
+                    else "no finished run")
+            return Finding(claim, Outcome.INCONCLUSIVE, "", f"{none} of {statuses}", series=series)
         judged = {Kind.RATIO: _ratio, Kind.SCALING: _scaling}.get(claim.kind, _pairs)(claim, figures)
         judged = replace(judged, details=judged.details + tuple(
             f"{cell.name}: {fmt_ns(f.estimate * 1e9)} ({claim.statistic}, {f.runs} runs)" for cell, f in figures.items()))
-        few = [f"{cell.name} ({f.runs})" for cell, f in figures.items() if f.runs < MIN_RUNS]
+        few = [f"{cell.name} ({f.runs})" for cell, f in figures.items() if f.runs < claim.runs]
         if few:
             judged = replace(judged, p_holds=None, p_fails=None,
-                             why=f"too few runs (fewer than {MIN_RUNS}): {', '.join(few)}")
+                             why=f"too few runs (fewer than {claim.runs}): {', '.join(few)}")
         return replace(judged, series=series)
     except Untestable as reason:
         return Finding(claim, reason.outcome, "", reason.why)
@@ -374,7 +381,7 @@ def claim_json(claim: Claim) -> dict:
     out = {"id": claim.id, "words": claim.words, "where": claim.where, "kind": str(claim.kind),
            "statistic": str(claim.statistic), "theirs": claim.theirs, "tolerance": claim.tolerance,
            "note": claim.note, "scale": claim.scale, "min_cores": claim.min_cores, "needs": claim.needs,
-           "command": claim.command, "cells": [_cell_json(c) for c in claim.all_cells()]}
+           "command": claim.command, "runs": claim.runs, "cells": [_cell_json(c) for c in claim.all_cells()]}
     if claim.kind in (Kind.RATIO, Kind.SCALING):
         out["band"] = [_number(claim.band[0]), _number(claim.band[1])]
     if claim.kind == Kind.RATIO:
