@@ -228,12 +228,38 @@ class Session:
                     _keep_smallest(timed_out, point.skip_key, point.param)
             guard.retry(wait=False)
         guard.retry(wait=True)
+        self._top_up(guard, plan, result)
         self._settle(guard, plan, result)
         guard.end()
         neutral = {b.id: b.neutral_options for b in self.catalog.benchmarks.values()}
         for run in cross_check(result.runs, neutral):
             self.store.update_verification(run)
         return result
+
+    def _top_up(self, guard: Guard, plan: list[Point], result: SessionResult) -> None:
+        """The points that ask for their own number of processes (a claim's cells: its verdict needs that many
+        runs, and a disturbed one does not count) and were left with fewer quiet finished runs, by disturbed ones
+        the guard could not run again within its attempts and its share of the time: more runs, each once the
+        machine reads quiet, at most as many more as the point asked for; none at all once the machine has not
+        read quiet within the wait's bounds (Guard.run_quiet). A point with a failed run is left as it is: its outcome is the failure."""
+        for point in plan:
+            if not point.runs:
+                continue
+            added = 0
+            while added < point.runs:
+                mine = [run for run in result.runs if run.series_key == point.series_key]
+                quiet = sum(1 for run in mine if run.status == RunStatus.OK and not run.disturbed)
+                if not mine or quiet >= point.runs or any(run.status != RunStatus.OK for run in mine):
+                    break
+                if added == 0:
+                    self.progress.note(f"{point.benchmark.id} {point.variant.name} {point.param} cores={point.cores}: "
+                                       f"{quiet} quiet run(s) of the {point.runs} it needs, more once the machine "
+                                       "reads quiet")
+                if guard.run_quiet(point, max(run.run_index for run in mine) + 1) is None:
+                    self.progress.note("the machine did not read quiet again within the session's bounds: no more "
+                                       "runs for the points short of quiet ones")
+                    return
+                added += 1
 
     def _settle(self, guard: Guard, plan: list[Point], result: SessionResult) -> None:
         """More runs of the unsettled series (`unsettled`) while settle_s lasts: each step the one whose runs so far
@@ -339,9 +365,30 @@ class Guard:
             self.pending.append((point, run))
         return run
 
-    def _read(self, kind: Kind) -> ProbeRecord | None:
-        """A reading, stored; the runs since the previous one judged by the two. A probe that fails is left
-        off for the rest of the session (said once)."""
+    def run_quiet(self, point: Point, run_index: int) -> RunRecord | None:
+        """A run made once the machine reads quiet and judged by a reading right after it, never queued to run
+        again; None where there is no probe or the machine did not read quiet within QUIET_WAIT_S (and within
+        retry_share of the session's time so far, so that a short session waits seconds, not minutes)."""
+        if self.probe is None:
+            return None
+        elapsed = (time.monotonic_ns() - self.started_ns) / 1e9
+        deadline = time.monotonic() + min(QUIET_WAIT_S, self.settings.retry_share * elapsed)
+        while True:
+            reading = self._read(Kind.WAIT)
+            if reading is None:
+                return None
+            if reading.quiet:
+                break
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(self.settings.wait_s)
+        run = self.run(point, run_index)
+        self._read(Kind.WAIT, again=False)
+        return run
+
+    def _read(self, kind: Kind, again: bool = True) -> ProbeRecord | None:
+        """A reading, stored; the runs since the previous one judged by the two (with `again`, a disturbed one is
+        queued to run again). A probe that fails is left off for the rest of the session (said once)."""
         try:
             reading = self.watch.add(self.probe.read(kind))
         except ProbeError as error:
@@ -353,7 +400,7 @@ class Guard:
             for point, run in self.pending:
                 run.disturbed, run.probe_ratio = self.watch.judge(self.before, reading)
                 self.session.store.update_probe(run)
-                if run.disturbed and run.attempt + 1 < self.settings.attempts and run.status == RunStatus.OK:
+                if again and run.disturbed and run.attempt + 1 < self.settings.attempts and run.status == RunStatus.OK:
                     self.queue.append((point, run.run_index, run.attempt + 1))
             self.pending = []
         self.before = reading
@@ -392,6 +439,8 @@ class Guard:
         if self.probe is not None:
             self._read(Kind.END)
 
+
+QUIET_WAIT_S = 120.0   # how long a run a claim needs waits for a quiet machine before the session gives up on it
 
 # A process ended by SIGTERM, which the harness never sends, was most likely ended together with the harness: a
 # cancelled Slurm job (scancel signals every process of the job, in no set order), a shutdown. Our own SIGTERM gets

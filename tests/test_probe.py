@@ -13,6 +13,7 @@ import subprocess
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from kit import ScriptedExecutor, right
 
 from concbench import probe as probes
 from concbench import runner, toolchains
+from concbench import session as session_module
 from concbench.plan import Request, make_plan
 from concbench.probe import BAND, Kind, Probe, Reference, Watch, quiet
 from concbench.records import ProbeRecord, RunStatus, counted
@@ -136,9 +138,11 @@ class ScriptedProbe:
         return reading(100, kind=kind)
 
 
-def _scripted(catalog, tmp_path, machine, runs=3, **settings):
+def _scripted(catalog, tmp_path, machine, runs=3, needed=None, **settings):
+    """A session of fib 5 and 10 on the fake; `needed`: the processes each point asks for (a claim's cells)."""
     plan = make_plan(catalog, Request(benchmarks=("fib",), variants=("fake/ok",), cores=(1,), iterations=3, warmup=1,
                                       params=("5", "10")), set(catalog.variants))
+    plan = [replace(point, runs=needed) for point in plan]
     store = Store(tmp_path / "s.sqlite")
     session_id = store.start_session("test", None, {}, {})
     settings = Settings(runs=runs, probe_every_s=0, wait_s=0.01, **settings)
@@ -190,6 +194,30 @@ def test_a_disturbed_run_is_run_again_at_most_attempts_times(catalog, tmp_path):
     stored = store.runs(session_id)
     assert max(r.attempt for r in stored) == 1
     assert {(r.param, r.run_index) for r in stored if r.attempt == 1} == {(r.param, r.run_index) for r in stored}
+
+
+def test_a_point_a_claim_needs_gets_its_quiet_runs_where_the_guard_could_not_run_one_again(catalog, tmp_path):
+    # No second attempts: the run between readings 7 and 8 stays disturbed, and its point has 2 quiet runs of 3.
+    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n in (7, 8), share=1.0),
+                                          needed=3, attempts=1)
+    stored = store.runs(session_id)
+    (short,) = {r.param for r in stored if r.disturbed}
+    mine = [r for r in stored if r.param == short]
+    assert sorted(r.run_index for r in mine) == [0, 1, 2, 3] and not any(r.attempt for r in mine)
+    assert sum(1 for r in mine if not r.disturbed) == 3 and len(counted(mine)) == 3
+    assert sorted(r.run_index for r in stored if r.param != short) == [0, 1, 2]   # the other point: no more
+    # A point no claim reads keeps what the guard left it: two quiet runs.
+    result, store, session_id = _scripted(catalog, tmp_path / "plain", ScriptedProbe(lambda n: n in (7, 8), share=1.0),
+                                          attempts=1)
+    assert sorted(r.run_index for r in store.runs(session_id) if r.param == short) == [0, 1, 2]
+
+
+def test_a_machine_that_never_reads_quiet_again_gives_a_claims_points_no_more_runs(catalog, tmp_path, monkeypatch):
+    monkeypatch.setattr(session_module, "QUIET_WAIT_S", 0.05)
+    started = time.monotonic()
+    result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n > 6), needed=3, attempts=1)
+    assert time.monotonic() - started < 30
+    assert max(r.run_index for r in store.runs(session_id)) == 2
 
 
 # -- the guard on a real program, the machine disturbed on purpose --------------------------------
