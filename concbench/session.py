@@ -252,9 +252,9 @@ class Session:
                 if not mine or quiet >= point.runs or any(run.status != RunStatus.OK for run in mine):
                     break
                 if added == 0:
-                    self.progress.note(f"{point.benchmark.id} {point.variant.name} {point.param} cores={point.cores}: "
-                                       f"{quiet} quiet run(s) of the {point.runs} it needs, more once the machine "
-                                       "reads quiet")
+                    self.progress.note(f"{point.benchmark.id} {point.variant.name} {point.param} "
+                                       f"({options_text(point.options)}) cores={point.cores}: {quiet} quiet run(s) "
+                                       f"of the {point.runs} it needs, more once the machine reads quiet")
                 if guard.run_quiet(point, max(run.run_index for run in mine) + 1) is None:
                     self.progress.note("the machine did not read quiet again within the session's bounds: no more "
                                        "runs for the points short of quiet ones")
