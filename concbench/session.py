@@ -241,7 +241,8 @@ class Session:
         runs, and a disturbed one does not count) and were left with fewer quiet finished runs, by disturbed ones
         the guard could not run again within its attempts and its share of the time: more runs, each once the
         machine reads quiet, at most as many more as the point asked for; none at all once the machine has not
-        read quiet within the wait's bounds (Guard.run_quiet). A point with a failed run is left as it is: its outcome is the failure."""
+        read quiet within the wait's bounds (Guard.run_quiet). A point with a failed run is left as it is: its
+        outcome is the failure."""
         for point in plan:
             if not point.runs:
                 continue
