@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
+import io
 import json
 import os
 import subprocess
@@ -62,24 +65,68 @@ def launcher(tmp_path_factory) -> Path:
     return path
 
 
+# CONCBENCH_TEST_SPAWN=1 runs every CLI call of the tests in a process of its own, as `spawn=True` runs one.
+SPAWN_ALL = os.environ.get("CONCBENCH_TEST_SPAWN") == "1"
+
+
 class Cli:
-    """Runs `python -m concbench` in a fresh process, as a user would, against one database."""
+    """Runs the concbench command against one database, as a user would: by default in this process (the
+    command's own entry, `concbench.cli.main`, its output caught as a pipe would catch it), which spares each
+    call the second or so a Python process takes to start and import the harness; `spawn=True` (or Popen
+    arguments) in a fresh `python -m concbench` process, for what only a process shows (its signals, its
+    environment as started, its stdin)."""
 
-    def __init__(self, db: Path) -> None:
-        self.db = db
+    def __init__(self, db: Path, spawn: bool = False) -> None:
+        self.db, self.spawn = db, spawn
 
-    def __call__(self, *args: str, db: bool = True, timeout: float = 300, **popen) -> subprocess.CompletedProcess:
+    def __call__(self, *args: str, db: bool = True, timeout: float = 300, spawn: bool = False,
+                 **popen) -> subprocess.CompletedProcess:
         extra = ["--db", str(self.db)] if db and args and args[0] in ("run", "report") else []
         # Never a developer's own database: CONCBENCH_DB would be the default where a command names none.
         env = {**{k: v for k, v in os.environ.items() if k != "CONCBENCH_DB"}, "CONCBENCH_ROOT": str(ROOT)}
-        return subprocess.run([sys.executable, "-m", "concbench", *args, *extra], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout, **popen)
+        if spawn or self.spawn or popen or SPAWN_ALL:
+            return subprocess.run([sys.executable, "-m", "concbench", *args, *extra], cwd=ROOT, env=env,
+                                  capture_output=True, text=True, timeout=timeout, **popen)
+        return in_process([*args, *extra], env, timeout)
 
     def export(self, session: str = "") -> dict:
         done = self("report", *([session] if session else []), "--format", "json")
         assert done.returncode == 0, done.stderr
         validate_export(json.loads(done.stdout))   # every export the tests produce must match the schema
         return json.loads(done.stdout)
+
+
+def in_process(argv: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """`concbench ARGV` in this process, with `env` as its whole environment and the checkout as its folder,
+    as `python -m concbench` would run it: its exit status from SystemExit, its output caught. Its consoles are
+    made anew for the call (a pipe's width, COLUMNS as `env` sets it). A call past `timeout` ends this test
+    process with every thread's stack (a hang fails the test, never the suite's clock)."""
+    from concbench import cli
+    from concbench.report.terminal import make_console
+
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_consoles, folder, saved_argv = dict(os.environ), (cli.console, cli.err_console), os.getcwd(), sys.argv
+    faulthandler.dump_traceback_later(timeout, exit=True)
+    try:
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(ROOT)
+        sys.argv = ["concbench", *argv]   # a session stores the command it was given from here
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            cli.console, cli.err_console = make_console(out), make_console(err, stderr=True)
+            try:
+                cli.main(list(argv))
+                code = 0
+            except SystemExit as end:
+                code = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+        cli.console, cli.err_console = saved_consoles
+        os.chdir(folder)
+        sys.argv = saved_argv
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess([sys.executable, "-m", "concbench", *argv], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

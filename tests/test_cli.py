@@ -17,6 +17,7 @@ FAKE = ["-b", "fib", "--size", "test", "--runs", "1"]
 
 @pytest.mark.slow
 def test_right_answers_are_verified_and_exit_0(cli):
+    cli.spawn = True   # end to end, as a user starts it: `python -m concbench` in a process of its own
     done = cli("run", *FAKE, "-v", "fake/ok")
     assert done.returncode == 0, done.stderr
     runs = cli.export()["runs"]
@@ -181,6 +182,7 @@ def test_a_binarys_refusal_before_hello_stops_the_session_as_bad_input(cli):
 
 @pytest.mark.slow
 def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it(cli, tmp_path, monkeypatch):
+    cli.spawn = True   # Python's webbrowser reads BROWSER once a process: each `report --open` needs its own
     done = cli("run", *FAKE, "-v", "fake/ok", "--param", "5", "--page")
     page = cli.db.parent / "results-session-1" / "index.html"     # named after its database, results.sqlite
     assert done.returncode == 0, done.stderr
@@ -198,7 +200,7 @@ def test_run_page_writes_the_report_beside_the_database_and_report_open_finds_it
     assert done.returncode == 0 and f"opened {page}" in done.stdout
     assert opened.read_text() == page.as_uri()
     # Another database in the same folder has a session 1 too: its page is its own, never results.sqlite's.
-    other = Cli(cli.db.parent / "other.sqlite")
+    other = Cli(cli.db.parent / "other.sqlite", spawn=True)
     other("run", *FAKE, "-v", "fake/slow", "--param", "5", "--page")
     done = other("report", "--open")
     assert f"opened {cli.db.parent / 'other-session-1' / 'index.html'}" in done.stdout
