@@ -342,6 +342,7 @@ def _stored_runs(url: str) -> int:
 
 
 @pytest.mark.faults
+@pytest.mark.slow   # a real session, a server stopped and started again: 8 s
 def test_a_server_stopped_mid_run_ends_the_session_in_one_line_and_exit_3_and_resume_goes_on(postgres_server, pg):
     """pg_ctl stop -m immediate while a session writes: one line, exit status 3 (not 1, which Slurm's tasks take
     for a finished session), every run stored before kept, none stored as fine that was not; once the server is

@@ -239,6 +239,7 @@ def _followed_with_small_limits(tmp_path, code: str):
     return record, [*listed, last], 0
 
 
+@pytest.mark.slow   # seconds of waves of threads: not in make test-fast
 def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path):
     # The program starts 5 waves of 3 threads, one wave alive at a time. Every thread is followed, since the
     # limit is on threads alive at once; the threads beyond the listed ones are summed in one last row. Each wave
@@ -255,6 +256,7 @@ def test_threads_beyond_the_limits_are_followed_and_summed_not_dropped(tmp_path)
     assert record.threads[-1].cpu_ns > 0
 
 
+@pytest.mark.slow   # seconds of waves of threads: not in make test-fast
 def test_threads_left_unfollowed_at_the_limit_are_followed_once_others_end(tmp_path):
     # 7 threads alive at once, 4 followed: when the first wave ends, the second, until then counted as
     # untracked, must be followed from then on, though the thread count alone (1 followed + 3 untracked
