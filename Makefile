@@ -63,9 +63,10 @@ test: setup browser services lint
 	$(BIN)/python -m pytest -q -m serial
 
 # The edit-run loop: the harness's tests not marked slow (no language's checks, no end-to-end run of
-# a second or more).
+# a second or more), on two workers as in `test`, the serial ones alone afterwards.
 test-fast: setup lint
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow and not serial"
+	$(BIN)/python -m pytest -q -m "serial and not slow"
 
 # Ruff over the harness and its tests (the rules chosen in pyproject.toml): clean, or the tests do not run.
 lint: setup

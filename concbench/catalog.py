@@ -58,6 +58,18 @@ HANDOFF_CATEGORIES = ("message passing", "coordination")
 
 
 @dataclass(frozen=True)
+class Option:
+    """An option every implementation of a benchmark takes (`[options.<name>]` in its file): its domain and
+    default, what it sets, and whether the harness passes the default on every run (`passed`: so that the
+    references are found for a bare --param). Descriptions repeat it, or narrow it with a reason (drift.py)."""
+
+    name: str
+    domain: Domain
+    about: str
+    passed: bool = False
+
+
+@dataclass(frozen=True)
 class Benchmark:
     id: str
     title: str
@@ -73,7 +85,7 @@ class Benchmark:
     # Every metric an implementation may report, with its unit (`[metrics]`; the words: report/units.py).
     metric_units: dict[str, str] = field(default_factory=dict)
     repeatable: bool = False   # the spec lets `--option repeat=k` time k back-to-back kernels as one iteration
-    defaults: dict[str, str] = field(default_factory=dict)   # the spec's option defaults; "{param}" = the parameter
+    options: dict[str, Option] = field(default_factory=dict)   # `[options]`: declared once, for every language
     formula: str = ""          # the spec's closed form of the result, e.g. "count={n * m}" (`result_formula`)
     # Options that change how a program runs, never its answer (a runtime configuration): left out of
     # the key of results that must agree, each value voting apart (`neutral_options`).
@@ -89,6 +101,11 @@ class Benchmark:
         """A program of hand-offs between threads (its category says so): its times swing with the cost of a
         cross-core hand-off, so the machine probe reads the machine before each of its runs (session.Guard)."""
         return self.category in HANDOFF_CATEGORIES
+
+    @property
+    def defaults(self) -> dict[str, str]:
+        """The defaults the harness passes explicitly ("{param}" is the parameter)."""
+        return {name: option.domain.default or "" for name, option in self.options.items() if option.passed}
 
     def with_defaults(self, param: str, options: dict[str, str]) -> dict[str, str]:
         """The options of a point with the spec's defaults filled in ("{param}" is the parameter)."""
@@ -323,6 +340,8 @@ def load_benchmark(path: Path) -> Benchmark:
     if benchmark_id != path.stem:
         raise CatalogError(f"{path}: id '{benchmark_id}' does not match the file name")
     expected = data.get("expected_metrics", {})
+    if "defaults" in data:
+        raise CatalogError(f"{path}: `defaults` is now each option's own: [options.<name>] default = ..., passed = true")
     return Benchmark(
         id=benchmark_id,
         title=_require(data, "title", path),
@@ -335,7 +354,7 @@ def load_benchmark(path: Path) -> Benchmark:
         may_stall_models=tuple(data.get("may_stall_models", ())),
         derived=tuple(data.get("derived", ())),
         repeatable=bool(data.get("repeatable", False)),
-        defaults={str(k): str(v) for k, v in data.get("defaults", {}).items()},
+        options=_options(data.get("options", {}), path),
         formula=_checked_formula(data.get("result_formula", ""), path),
         neutral_options=tuple(str(o) for o in data.get("neutral_options", ())),
         parallelism_option=str(data.get("parallelism_option", "")),
@@ -346,6 +365,33 @@ def load_benchmark(path: Path) -> Benchmark:
         },
         metric_units=_metric_units(data.get("metrics", {}), expected, path),
     )
+
+
+OPTION_KEYS = {"about", "passed"}
+
+
+def _options(table, path: Path) -> dict[str, Option]:
+    """`[options.<name>]`: a domain as in a description (int, values or pattern, and a default), `about` (what it
+    sets, required) and `passed` (the harness passes the default on every run; it must then have one)."""
+    if not isinstance(table, dict):
+        raise CatalogError(f"{path}: [options] must be a table of options")
+    options = {}
+    for name, entry in table.items():
+        where = f"{path}: [options.{name}]"
+        if not isinstance(entry, dict):
+            raise CatalogError(f"{where} must be a table")
+        if name in ("shape", REPEAT):
+            raise CatalogError(f"{where}: '{name}' is the harness's own (shapes in descriptions, `repeatable`)")
+        about, passed = entry.get("about"), entry.get("passed", False)
+        if not isinstance(about, str) or not about.strip():
+            raise CatalogError(f"{where}: `about` must say what the option sets")
+        if not isinstance(passed, bool):
+            raise CatalogError(f"{where}: `passed` must be true or false")
+        domain = describe.domain({k: v for k, v in entry.items() if k not in OPTION_KEYS}, where)
+        if passed and domain.default is None:
+            raise CatalogError(f"{where}: `passed` needs a default to pass")
+        options[str(name)] = Option(str(name), domain, about.strip(), passed)
+    return options
 
 
 def _metric_units(declared: dict, expected: dict, path: Path) -> dict[str, str]:

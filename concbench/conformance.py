@@ -3,6 +3,8 @@
 Per language and benchmark it checks that
 - the binary's description parses, matches its JSON Schema (concbench/schema/describe-v1) and equals the
   committed snapshot (describe.json);
+- every option its benchmarks declare (`[options]` in benchmarks/<id>.toml) is taken with the declared domain and
+  default, or an integer bound narrowed with a reason (drift.py);
 - every request outside the description is refused with exit status 2, one line on stderr and
   nothing on stdout (unknown benchmark, model, shape and option; each option value and
   parameter outside its domain), the cases generated from the description;
@@ -11,6 +13,8 @@ Per language and benchmark it checks that
   metric the spec fixes reported and right, and every line it writes on stdout matching the protocol's
   JSON Schema (concbench/schema/protocol-v1): a line that does not stops that run as malformed, naming
   the line, the field and what is wrong;
+- every convention of the command line holds (concbench/schema/argument-cases.toml: a joined `--flag=value`,
+  a missing or bad flag refused, the flags in any order), the same cases for every language;
 - inner repetitions (`repeat`) are offered only where the benchmark allows them, and where
   offered, the first test point runs once more batched and must verify the same way.
 """
@@ -19,11 +23,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import tomllib
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from . import describe, environment, protocol_schema, runner
+from . import describe, drift, environment, protocol_schema, runner
 from .catalog import REPEAT, Benchmark, Catalog, Implementation
 from .errors import SessionInterrupted
 from .plan import Point, Request, make_plan
@@ -37,11 +43,12 @@ ALL = "(command line)"      # the row of checks that belong to no one benchmark
 
 @dataclass(frozen=True)
 class Rejection:
-    """A request the binary must refuse, and what is wrong with it."""
+    """A request the binary must refuse (or, `exit` 0, run: a shared argument case), and what is wrong with it."""
 
     benchmark: str
     what: str
     args: tuple[str, ...]
+    exit: int = 2
 
 
 @dataclass
@@ -115,8 +122,45 @@ def rejections(catalog: Catalog, description: describe.Description, models: set[
     return cases
 
 
+ARGUMENT_CASES = Path(__file__).parent / "schema" / "argument-cases.toml"
+
+
+def argument_cases(catalog: Catalog, description: describe.Description, path: Path = ARGUMENT_CASES) -> list[Rejection]:
+    """The shared command-line cases, filled in with one request the description serves (its first benchmark and
+    model)."""
+    bench_id = sorted(description.served)[0]
+    model, entry = next(iter(sorted(description.served[bench_id].items())))
+    param, options = _valid_request(catalog.benchmarks[bench_id], model, entry.shapes)
+    words = {"{request}": _args(bench_id, model, param, options),
+             "{options}": tuple(w for key, value in options.items() for w in ("--option", f"{key}={value}"))}
+    names = {"benchmark": bench_id, "model": model, "param": param}
+    cases = []
+    for case in tomllib.loads(path.read_text())["case"]:
+        argv = tuple(w for word in case["argv"] for w in (words[word] if word in words else (word.format(**names),)))
+        cases.append(Rejection(ALL, case["what"], argv, int(case["exit"])))
+    return cases
+
+
+def ran(impl: Implementation, case: Rejection) -> str | None:
+    """None when the binary ran the request through the protocol (exit 0, a hello first); else what it did."""
+    argv, env = impl.base_command(1)
+    try:
+        done = subprocess.run([*argv, *case.args], cwd=impl.folder, env=env, capture_output=True, text=True,
+                              timeout=REJECTION_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"{case.what}: still running after {REJECTION_TIMEOUT_S} s"
+    first = (done.stdout.splitlines() or [""])[0]
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [""])[-1]
+        return f"{case.what}: exit status {done.returncode}, expected 0: {last[:80]!r}"
+    problem = protocol_schema.line_problem(1, first)
+    return f"{case.what}: {problem}" if problem else None
+
+
 def refused(impl: Implementation, case: Rejection) -> str | None:
     """None when the binary refused the request as the protocol says; else what it did instead."""
+    if case.exit == 0:
+        return ran(impl, case)
     argv, env = impl.base_command(1)
     try:
         done = subprocess.run([*argv, *case.args], cwd=impl.folder, env=env, capture_output=True, text=True,
@@ -177,7 +221,7 @@ class SchemaCheckingExecutor:
 
 
 def check_rejections(catalog: Catalog, impl: Implementation, models: set[str], rows: Rows) -> None:
-    cases = rejections(catalog, impl.description, models)
+    cases = [*argument_cases(catalog, impl.description), *rejections(catalog, impl.description, models)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(pool.map(lambda case: refused(impl, case), cases))
     for case, problem in zip(cases, outcomes):
@@ -257,6 +301,9 @@ def check_language(catalog: Catalog, store, language: str, models: set[str] | No
     for problem in (description_problem(impl), snapshot_problem(impl)):
         if problem:
             rows[ALL].problems.append(problem)
+    if impl.description is not None and not impl.hidden:
+        for bench_id, problem in drift.problems(catalog.benchmarks, impl.description):
+            rows[bench_id].problems.append(problem)
     if impl.description is None or impl.description_source != "binary":
         return list(rows.values())
     models = models or set(impl.description.models)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import CatalogError
@@ -31,6 +31,19 @@ class Domain:
     values: tuple[str, ...] = ()
     pattern: str = ""
     default: str | None = None
+    reason: str = ""                # why a description narrows its benchmark's declaration (drift.py)
+
+    def same_as(self, other: Domain) -> bool:
+        """The same values and default, whatever the reasons."""
+        return replace(self, reason="") == replace(other, reason="")
+
+    def within(self, other: Domain) -> bool:
+        """An integer range inside the other's (a bound added or moved in), the same kind and default."""
+        if self.kind != "int" or other.kind != "int" or self.default != other.default:
+            return False
+        low_in = other.low is None or (self.low is not None and self.low >= other.low)
+        high_in = other.high is None or (self.high is not None and self.high <= other.high)
+        return low_in and high_in
 
     def accepts(self, value: str) -> bool:
         if self.kind == "int":
@@ -85,32 +98,35 @@ class Description:
         return {b: models[model] for b, models in self.served.items() if model in models}
 
 
-def _domain(data, where: str) -> Domain:
+def domain(data, where: str) -> Domain:
+    """A domain object (docs/describe.md): one of int, values, pattern; an optional default and reason."""
     if not isinstance(data, dict):
         raise CatalogError(f"{where}: a domain must be an object")
-    default = data.get("default")
+    default, reason = data.get("default"), data.get("reason", "")
     kinds = [k for k in ("int", "values", "pattern") if k in data]
-    unknown = set(data) - {"int", "values", "pattern", "default"}
+    unknown = set(data) - {"int", "values", "pattern", "default", "reason"}
     if len(kinds) != 1 or unknown:
         raise CatalogError(f"{where}: a domain needs exactly one of int, values, pattern (got {sorted(data)})")
+    if not isinstance(reason, str):
+        raise CatalogError(f"{where}: reason must be a string")
     default = None if default is None else str(default)
     kind = kinds[0]
     if kind == "int":
         bounds = data["int"]
         if not isinstance(bounds, dict) or set(bounds) - {"min", "max"} or not all(
-                isinstance(v, int) for v in bounds.values()):
+                isinstance(v, int) and not isinstance(v, bool) for v in bounds.values()):
             raise CatalogError(f"{where}: int takes an object with integer min and max")
-        return Domain("int", low=bounds.get("min"), high=bounds.get("max"), default=default)
+        return Domain("int", low=bounds.get("min"), high=bounds.get("max"), default=default, reason=reason)
     if kind == "values":
         values = data["values"]
         if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
             raise CatalogError(f"{where}: values takes a non-empty list of strings")
-        return Domain("values", values=tuple(values), default=default)
+        return Domain("values", values=tuple(values), default=default, reason=reason)
     try:
         re.compile(data["pattern"])
     except (re.error, TypeError) as error:
         raise CatalogError(f"{where}: pattern is not a regular expression: {error}") from None
-    return Domain("pattern", pattern=data["pattern"], default=default)
+    return Domain("pattern", pattern=data["pattern"], default=default, reason=reason)
 
 
 def parse(text: str, source: str) -> Description:
@@ -131,7 +147,7 @@ def parse(text: str, source: str) -> Description:
         where = f"{source}: {bench}"
         if not isinstance(entry, dict) or "param" not in entry or not isinstance(entry.get("models"), dict):
             raise CatalogError(f"{where}: needs 'param' and 'models'")
-        params[bench] = _domain(entry["param"], f"{where} param")
+        params[bench] = domain(entry["param"], f"{where} param")
         served[bench] = {}
         for model, table in entry["models"].items():
             if model not in models:
@@ -142,7 +158,7 @@ def parse(text: str, source: str) -> Description:
             if "shape" in options:
                 raise CatalogError(f"{where} {model}: 'shape' is given by 'shapes', not among the options")
             served[bench][model] = Served(
-                tuple(shapes), {k: _domain(v, f"{where} {model} option {k}") for k, v in options.items()})
+                tuple(shapes), {k: domain(v, f"{where} {model} option {k}") for k, v in options.items()})
     return Description(str(data.get("language", "")), {str(k): str(v) for k, v in models.items()}, params, served, outer)
 
 

@@ -319,3 +319,30 @@ def test_no_majority_says_so_in_the_runs_message():
     cross_check(runs)
     assert [(r.status, r.reason, r.message) for r in runs] == [
         ("disagree", "wrong-result", "iteration 0: no majority among the variants' results")] * 2
+
+
+def test_options_are_declared_once_in_the_benchmark_file_and_passed_defaults_follow(catalog):
+    chain = catalog.benchmarks["chain"]
+    assert chain.defaults == {"p": "1", "nelts": "{param}", "seed": "0"}
+    assert chain.with_defaults("100", {"p": "5"}) == {"p": "5", "nelts": "100", "seed": "0"}
+    assert catalog.benchmarks["mutex"].defaults == {"n": "32"}
+    big = catalog.benchmarks["big"]
+    assert big.defaults == {} and big.options["pings"].domain.default == "16000" and not big.options["pings"].passed
+
+
+@pytest.mark.parametrize("change, message", [
+    (('n = { int = { min = 1 }, default = "32", passed = true, about = "the concurrent workers, the paper\'s n (not --workers)" }',
+      'n = { int = { min = 1 }, passed = true, about = "workers" }'), "`passed` needs a default"),
+    (('about = "the concurrent workers, the paper\'s n (not --workers)"', 'about = ""'), "`about` must say"),
+    (('passed = true', 'passed = "yes"'), "`passed` must be true or false"),
+    (('int = { min = 1 }', 'int = { min = 1 }, values = ["1"]'), "exactly one of int, values, pattern"),
+    (('[options]\n', '[options]\nshape = { values = ["a"], about = "x" }\n'), "'shape' is the harness's own"),
+    (('[options]\n', 'defaults = { n = "32" }\n[options]\n'), "`defaults` is now each option's own"),
+])
+def test_a_bad_option_declaration_is_a_catalog_error(tmp_path, root, change, message):
+    text = (root / "benchmarks" / "mutex.toml").read_text()
+    assert change[0] in text
+    path = tmp_path / "mutex.toml"
+    path.write_text(text.replace(change[0], change[1], 1))
+    with pytest.raises(CatalogError, match=message):
+        load_benchmark(path)

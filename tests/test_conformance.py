@@ -76,3 +76,23 @@ def test_reference_answers_live_only_in_benchmarks():
             continue
         copied = [value for value in references if value in text]
         assert not copied, f"{path.relative_to(ROOT)} copies the reference {copied[0]!r} of {references[copied[0]]}"
+
+
+def test_the_shared_argument_cases_pass_the_fake_and_catch_a_front_end_that_takes_anything(catalog, tmp_path):
+    from dataclasses import replace
+
+    from concbench import conformance
+
+    fake = catalog.implementations["fake"]
+    cases = conformance.argument_cases(catalog, fake.description)
+    assert len(cases) >= 12 and {case.exit for case in cases} == {0, 2}
+    joined = next(case for case in cases if "joined" in case.what)
+    assert any(word.startswith("--model=") for word in joined.args)
+    assert [conformance.refused(fake, case) for case in cases] == [None] * len(cases)
+    # A front end that runs whatever it is given (exit 0, a hello): every case it must refuse is named.
+    lenient = tmp_path / "lenient.py"
+    lenient.write_text('print(\'{"hello": {"protocol": 1, "language": "x", "runtime": "x", "model": "m"}}\')\n')
+    taking = replace(fake, command=("{python}", str(lenient)))
+    found = [conformance.refused(taking, case) for case in cases]
+    assert all((problem is None) == (case.exit == 0) for case, problem in zip(cases, found)), found
+    assert "exit status 0, expected 2" in found[cases.index(joined)]

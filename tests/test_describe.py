@@ -1,10 +1,13 @@
 """The description format (docs/describe.md): domains, parsing errors, the cache."""
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from concbench import describe
+from concbench import describe, drift
+from concbench.catalog import Benchmark, Option
+from concbench.describe import Domain
 from concbench.errors import CatalogError
 
 
@@ -77,48 +80,62 @@ def test_the_cache_asks_the_binary_once_per_build(tmp_path):
     assert len(calls) == 2
 
 
-# -- drift between languages ---------------------------------------------------------------------------------------
+# -- drift from the benchmarks' declarations -------------------------------------------------------------------------
 
-def _option_domains(root) -> dict[tuple[str, str], dict[str, set[str]]]:
-    """(benchmark, option) -> each distinct declaration (domain and default, as JSON) -> the variants declaring it,
-    over the committed descriptions of every language shown to users (the fake and the fixtures have their own)."""
+def _shown_descriptions(root):
+    """The committed description of every language shown to users (the fake and the fixture have their own options)."""
     from concbench.catalog import load_implementation
 
-    found: dict[tuple[str, str], dict[str, set[str]]] = {}
     for path in sorted(root.glob("impls/*/describe.json")):
-        if load_implementation(path.parent / "impl.toml").hidden:
-            continue
-        document = json.loads(path.read_text())["describe"]
-        for bench, served in document["benchmarks"].items():
-            for model, declared in served["models"].items():
-                for name, option in declared.get("options", {}).items():
-                    key = json.dumps(option, sort_keys=True)
-                    found.setdefault((bench, name), {}).setdefault(key, set()).add(f"{path.parent.name}/{model}")
-    return found
+        if not load_implementation(path.parent / "impl.toml").hidden:
+            yield path.parent.name, describe.parse(path.read_text(), str(path))
 
 
-def _drifts(found) -> set[str]:
-    return {f"{bench} {name}" for (bench, name), declarations in found.items() if len(declarations) > 1}
+def test_every_language_takes_each_declared_option_as_its_benchmark_declares_it(root, catalog):
+    found = [(language, *problem) for language, description in _shown_descriptions(root)
+             for problem in drift.problems(catalog.benchmarks, description)]
+    assert not found, "\n".join(" ".join(p) for p in found)
 
 
-def test_no_option_drifts_between_languages_beyond_the_known_list(root):
-    known = {line for line in (root / "tests" / "describe-drifts.txt").read_text().splitlines()
-             if line and not line.startswith("#")}
-    found = _option_domains(root)
-    drifts = _drifts(found)
-    new = {d: found[tuple(d.split())] for d in drifts - known}
-    assert not new, f"options declared differently by different languages: {new}"
-    assert not known - drifts, f"no longer drifting, take off tests/describe-drifts.txt: {sorted(known - drifts)}"
+def _one_option(**declared):
+    bench = Benchmark(id="b", title="", origin="", category="", spec="", param_name="n", sizes={}, references={},
+                      options={"n": Option("n", Domain("int", low=1, default="32"), "workers")})
+    entry = {"int": {"min": 1}, "default": "32", **declared}
+    return bench, describe.parse(_doc({"b": {"param": {"int": {}}, "models": {"m": {"shapes": [], "options": {
+        "n": {k: v for k, v in entry.items() if v is not None}}}}}}), "test")
 
 
-def test_one_language_changing_an_option_is_a_drift(root):
-    found = _option_domains(root)
-    agreed = sorted(key for key, declarations in found.items() if len(declarations) == 1
-                    and len(next(iter(declarations.values()))) > 1)
-    assert agreed, "no option is declared alike by two variants"
-    bench, name = agreed[0]
-    (declaration, variants), = found[(bench, name)].items()
-    changed = json.dumps({**json.loads(declaration), "default": "other"}, sort_keys=True)
-    moved = sorted(variants)[0]
-    found[(bench, name)] = {declaration: variants - {moved}, changed: {moved}}
-    assert f"{bench} {name}" in _drifts(found)
+@pytest.mark.parametrize("declared, problem", [
+    ({}, None),
+    ({"int": {"min": 1, "max": 4096}, "reason": "one OS thread per worker"}, None),
+    ({"int": {"min": 1, "max": 4096}}, "narrows n: the benchmark declares an integer >= 1 (default 32), to an integer in 1..4096, without a reason"),
+    ({"reason": "none needed"}, "gives a reason for n but narrows nothing"),
+    ({"int": {"min": 0}, "reason": "wider"}, "takes an integer >= 0 (default 32) for n"),
+    ({"default": "8"}, "takes an integer >= 1 (default 8) for n"),
+    ({"default": None}, "takes an integer >= 1 (no default) for n"),
+    ({"int": None, "values": ["1", "2"]}, "takes one of 1, 2 (default 32) for n"),
+])
+def test_a_description_departing_from_its_benchmark_is_named(declared, problem):
+    bench, description = _one_option(**declared)
+    found = drift.problems({"b": bench}, description)
+    if problem is None:
+        assert found == []
+    else:
+        (where, said), = found
+        assert where == "b" and said.startswith(f"m {problem}"), said
+
+
+def test_a_model_leaving_out_a_declared_option_is_named():
+    bench, description = _one_option()
+    description.served["b"]["m"].options.pop("n")
+    assert drift.problems({"b": bench}, description) == [
+        ("b", "m does not take n: the benchmark declares an integer >= 1 (default 32)")]
+
+
+def test_an_option_added_to_one_benchmark_file_reaches_every_language_serving_it(root, catalog):
+    mutex = catalog.benchmarks["mutex"]
+    added = replace(mutex, options={**mutex.options, "rounds": Option("rounds", Domain("int", low=1), "new")})
+    languages = {language for language, description in _shown_descriptions(root)
+                 if any("rounds" in problem for _, problem in drift.problems({"mutex": added}, description))}
+    serving = {language for language, description in _shown_descriptions(root) if "mutex" in description.served}
+    assert len(serving) >= 6 and languages == serving

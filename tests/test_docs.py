@@ -1,5 +1,6 @@
 """The benchmarks' definitions live in the repository (docs/benchmarks/<id>.md), and what they name exists."""
 
+import itertools
 import re
 
 SLASHED = re.compile(r"`([a-z][a-z0-9-]*)/([a-z0-9][a-z0-9-]*)`")
@@ -30,3 +31,39 @@ def test_every_shape_and_model_a_spec_names_is_served(catalog):
                 assert second in models[first], f"{benchmark.spec}: `{first}/{second}` is no variant"
             elif first in shapes:
                 assert second in shapes[first], f"{benchmark.spec}: no language serves shape `{first}/{second}`"
+
+
+def _cell(domain) -> str:
+    """How a spec's table of allowed values writes an integer domain."""
+    if domain.low is not None and domain.high is not None:
+        return f"{domain.low}..{domain.high}"
+    return f"≥ {domain.low}" if domain.low is not None else f"≤ {domain.high}"
+
+
+def test_every_table_of_allowed_values_in_a_spec_is_what_the_descriptions_say(catalog, root):
+    """A spec's "Allowed values" table repeats each variant's `--param` domain and the declared options'
+    (narrowed) domains: each cell must be what that variant's description says, so a table cannot go stale."""
+    checked = 0
+    for bench in catalog.benchmarks.values():
+        lines = (root / bench.spec).read_text().splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("Allowed values")), None)
+        if start is None:
+            continue
+        first = next(i for i in range(start, len(lines)) if lines[i].startswith("|"))
+        table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[first:]))
+        header = [cell.strip() for cell in table[0].strip("|").split("|")]
+        for line in table[2:]:
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            for name in (v.strip() for v in cells[0].split(",")):
+                variant = catalog.variants[name]
+                for column, cell in zip(header[1:], cells[1:]):
+                    key = column.strip("`")
+                    if column.startswith("`--param"):
+                        domain = variant.params[bench.id]
+                    elif key in bench.options:
+                        domain = variant.served[bench.id].options[key]
+                    else:
+                        continue
+                    assert cell == _cell(domain), f"{bench.spec}: {name} {column} is {_cell(domain)}, the table says {cell}"
+                    checked += 1
+    assert checked >= 60

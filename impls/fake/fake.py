@@ -103,13 +103,22 @@ class Parser(argparse.ArgumentParser):
         raise Refused(message)
 
 
+def positive(text):
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        raise ValueError(text)
+    return int(text)
+
+
 def parse(argv):
-    parser = Parser(prog="fake.py", add_help=False)
+    joined = next((word for word in argv if word.startswith("--") and "=" in word), None)
+    if joined:   # argparse would take --flag=value; the protocol's one spelling is --flag value
+        raise Refused(f"{joined}: give a flag's value as the next word")
+    parser = Parser(prog="fake.py", add_help=False, allow_abbrev=False)
     parser.add_argument("benchmark")
     parser.add_argument("--model", required=True)
     parser.add_argument("--param", required=True)
-    parser.add_argument("--iterations", required=True, type=int)
-    parser.add_argument("--workers", type=int)
+    parser.add_argument("--iterations", required=True, type=positive)
+    parser.add_argument("--workers", type=positive)
     parser.add_argument("--option", action="append", default=[])
     args = parser.parse_args(argv)
     entry = TABLE.get(args.benchmark)

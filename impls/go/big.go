@@ -12,6 +12,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"time"
 )
@@ -36,8 +37,11 @@ type bigCounts struct {
 }
 
 const (
-	// bigMaxWorkers bounds N and H (the table's domains).
+	// bigMaxWorkers bounds N (the table's param domain); H has no bound of its own: a
+	// neighbourhood holds min(N, H) workers.
 	bigMaxWorkers = 1 << 16
+	// bigMaxPings bounds P: the message count 2·N·P (a uint64) stays exact for every N.
+	bigMaxPings = math.MaxUint64 / (2 * bigMaxWorkers)
 	// bigMaxSlots bounds the channel slots of a run, N·(min(N, H) + 1) of 8 bytes each
 	// (2 GiB): a combination of N and H the table's domains cannot express.
 	bigMaxSlots = 1 << 28

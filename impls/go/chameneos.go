@@ -63,8 +63,9 @@ type game struct {
 type playFunc func(c int, m int64, gate bool) game
 
 const (
-	// chameneosMaxMeetings bounds M (and redux's n): 2M stays within int64.
-	chameneosMaxMeetings = 1_000_000_000_000_000_000
+	// chameneosMaxMeetings bounds M (and redux's n): 2M, the creatures' meetings summed,
+	// stays within int64.
+	chameneosMaxMeetings = math.MaxInt64 / 2
 	// chameneosMaxCreatures bounds variant=encore's C: about 3 GB of goroutines and channels.
 	chameneosMaxCreatures = 1 << 20
 )

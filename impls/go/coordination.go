@@ -45,7 +45,8 @@ func coordinationBenchmark(shapes []string, prepare func(*request) (iterationFun
 			"goroutines": {
 				Shapes: shapes,
 				Options: map[string]domain{
-					"n": intDomain(1, coordMaxWorkers).withDefault("32"),
+					"n": intDomain(1, coordMaxWorkers).withDefault("32").
+						because("one goroutine per worker (2n in prodcons and condition), each with at least 2 KiB of stack"),
 				},
 			},
 		},

@@ -41,8 +41,8 @@ const (
 )
 
 // cowichanBenchmark is the table entry shared by the six benchmarks: the same parameter and
-// options (p, nelts and seed are accepted by every stage, used where they matter). nelts has
-// no fixed default: it is n when absent.
+// options (p, nelts and seed are accepted by every stage, used where they matter). nelts's
+// default is "{param}": it is n when absent.
 func cowichanBenchmark(prepare func(r *request) (iterationFunc, error)) *benchmarkDef {
 	return &benchmarkDef{
 		Param: intDomain(1, cowichanMaxN),
@@ -51,7 +51,7 @@ func cowichanBenchmark(prepare func(r *request) (iterationFunc, error)) *benchma
 				Shapes: []string{"row-channel", "blocks"},
 				Options: map[string]domain{
 					"p":     intDomain(0, 100).withDefault("1"),
-					"nelts": {Int: &intBounds{Min: ptrInt64(1)}},
+					"nelts": intAtLeast(1).withDefault("{param}"),
 					"seed":  intDomain(0, math.MaxUint32).withDefault("0"),
 				},
 			},
@@ -59,8 +59,6 @@ func cowichanBenchmark(prepare func(r *request) (iterationFunc, error)) *benchma
 		prepare: prepare,
 	}
 }
-
-func ptrInt64(v int64) *int64 { return &v }
 
 // cowichanParams is one request of the family, inside its domains.
 type cowichanParams struct {
@@ -96,12 +94,9 @@ func cowichanRequest(r *request) (cowichanParams, cowichanShape, error) {
 	prm := cowichanParams{
 		n:       int(r.paramInt()),
 		p:       int(r.intOption("p")),
+		nelts:   int(r.intOption("nelts")), // the default "{param}": n
 		seed:    uint32(r.intOption("seed")),
 		workers: r.workers,
-	}
-	prm.nelts = prm.n
-	if r.given("nelts") {
-		prm.nelts = int(r.intOption("nelts"))
 	}
 	if prm.workers == 0 {
 		prm.workers = runtime.GOMAXPROCS(0)

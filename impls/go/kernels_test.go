@@ -413,8 +413,11 @@ func TestTableIsConsistent(t *testing.T) {
 				if kinds(d) != 1 {
 					t.Errorf("%s %s %s: %d kinds", b, model, key, kinds(d))
 				}
-				if d.Default == "" && key == "nelts" {
-					continue // the Cowichan family's nelts defaults to n, not to a constant
+				if d.Default == "{param}" {
+					continue // the parameter (the Cowichan family's nelts): checked as --param
+				}
+				if d.Reason != "" && (d.Int == nil || d.Int.Max == nil) {
+					t.Errorf("%s %s %s: a reason, but no integer bound it could explain", b, model, key)
 				}
 				if err := d.check(d.Default); err != nil {
 					t.Errorf("%s %s %s: default %q outside the domain: %v", b, model, key, d.Default, err)

@@ -39,8 +39,9 @@ var benchmarks = map[string]*benchmarkDef{
 			"goroutines": {
 				Shapes: []string{"csp"},
 				Options: map[string]domain{
-					"pings": intDomain(0, math.MaxInt32).withDefault("16000"),
-					"hood":  intDomain(1, bigMaxWorkers).withDefault("1000"),
+					"pings": intDomain(0, bigMaxPings).withDefault("16000").
+						because("the message count 2·N·P is a uint64, N at most 65536"),
+					"hood": intAtLeast(1).withDefault("1000"),
 				},
 			},
 		},
@@ -54,8 +55,9 @@ var benchmarks = map[string]*benchmarkDef{
 			"goroutines": {
 				Shapes: []string{"rendezvous", "message"},
 				Options: map[string]domain{
-					"variant":  valuesDomain("encore", "redux").withDefault("encore"),
-					"meetings": intDomain(1, chameneosMaxMeetings).withDefault("8000000"),
+					"variant": valuesDomain("encore", "redux").withDefault("encore"),
+					"meetings": intDomain(1, chameneosMaxMeetings).withDefault("8000000").
+						because("the creatures' meetings, 2·M, are summed in an int64"),
 				},
 			},
 		},
@@ -67,7 +69,8 @@ var benchmarks = map[string]*benchmarkDef{
 			"goroutines": {
 				Shapes: []string{"per-chunk", "pull"},
 				Options: map[string]domain{
-					"chunks": intDomain(1, fannkuchMaxChunks).withDefault("150"),
+					"chunks": intDomain(1, fannkuchMaxChunks).withDefault("150").
+						because("shape per-chunk starts one goroutine per chunk, each with at least 2 KiB of stack"),
 				},
 			},
 		},
@@ -92,7 +95,8 @@ var benchmarks = map[string]*benchmarkDef{
 			"goroutines": {
 				Shapes: []string{"paper", "mutex", "channel"},
 				Options: map[string]domain{
-					"ring": intDomain(2, threadringMaxRing).withDefault("503"),
+					"ring": intDomain(2, threadringMaxRing).withDefault("503").
+						because("one goroutine per member, each with at least 2 KiB of stack: 2 GiB at 2^20"),
 				},
 			},
 		},
@@ -106,7 +110,8 @@ var benchmarks = map[string]*benchmarkDef{
 			"goroutines": {
 				Shapes: []string{"ordered"},
 				Options: map[string]domain{
-					"n": intDomain(philosophersMinN, coordMaxWorkers).withDefault("5"),
+					"n": intDomain(philosophersMinN, coordMaxWorkers).withDefault("5").
+						because("one goroutine per philosopher, each with at least 2 KiB of stack: 2 GiB at 2^20"),
 				},
 			},
 		},
@@ -135,6 +140,9 @@ type domain struct {
 	Values  []string   `json:"values,omitempty"`
 	Pattern string     `json:"pattern,omitempty"`
 	Default string     `json:"default,omitempty"` // documentation; used when the option is absent
+	// Reason says why an integer bound is narrower than the benchmark's file declares
+	// (benchmarks/<id>.toml [options]); printed only when set.
+	Reason string `json:"reason,omitempty"`
 }
 
 // intBounds are inclusive; a nil bound is left out.
@@ -145,10 +153,18 @@ type intBounds struct {
 
 func intDomain(lo, hi int64) domain { return domain{Int: &intBounds{Min: &lo, Max: &hi}} }
 
+// intAtLeast is an int domain with no upper bound but the int64 the value is parsed into.
+func intAtLeast(lo int64) domain { return domain{Int: &intBounds{Min: &lo}} }
+
 func valuesDomain(values ...string) domain { return domain{Values: values} }
 
 func (d domain) withDefault(s string) domain {
 	d.Default = s
+	return d
+}
+
+func (d domain) because(reason string) domain {
+	d.Reason = reason
 	return d
 }
 
@@ -165,7 +181,7 @@ func (d domain) check(s string) error {
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return fmt.Errorf("out of range%s", d.Int.describe())
+			return fmt.Errorf("out of range%s: beyond an int64", d.Int.describe())
 		}
 		if (d.Int.Min != nil && v < *d.Int.Min) || (d.Int.Max != nil && v > *d.Int.Max) {
 			return fmt.Errorf("out of range%s", d.Int.describe())
@@ -274,22 +290,23 @@ func parseArgs(argv []string) (*cliArgs, error) {
 	}
 	var haveModel, haveParam, haveIterations bool
 	for i := 1; i < len(argv); i++ {
-		flag, value, inline := strings.Cut(argv[i], "=")
+		flag := argv[i]
 		if !strings.HasPrefix(flag, "--") {
-			return nil, usagef("unexpected argument %q", argv[i])
+			return nil, usagef("unexpected argument %q", flag)
+		}
+		if name, _, joined := strings.Cut(flag, "="); joined {
+			return nil, usagef("%q: give %s's value as the next word (docs/describe.md)", flag, name)
 		}
 		switch flag {
 		case "--model", "--param", "--iterations", "--workers", "--option":
 		default:
 			return nil, usagef("unknown flag %q (known: --model --param --iterations --workers --option)", flag)
 		}
-		if !inline {
-			if i+1 >= len(argv) {
-				return nil, usagef("%s needs a value", flag)
-			}
-			i++
-			value = argv[i]
+		if i+1 >= len(argv) {
+			return nil, usagef("%s needs a value", flag)
 		}
+		i++
+		value := argv[i]
 		switch flag {
 		case "--model":
 			a.model, haveModel = value, true
@@ -347,7 +364,8 @@ type request struct {
 // paramInt is --param of a benchmark whose param domain is an int domain.
 func (r *request) paramInt() int64 { return mustParseInt(r.param) }
 
-// option is the value given for key, or the table's default when it is absent.
+// option is the value given for key, or the table's default when it is absent ("{param}"
+// in a default is the parameter).
 func (r *request) option(key string) string {
 	if v, ok := r.options[key]; ok {
 		return v
@@ -356,7 +374,7 @@ func (r *request) option(key string) string {
 	if !ok {
 		panic(fmt.Sprintf("option %q is not in the table for %s --model %s", key, r.benchmark, r.model))
 	}
-	return d.Default
+	return strings.ReplaceAll(d.Default, "{param}", r.param)
 }
 
 func (r *request) intOption(key string) int64 { return mustParseInt(r.option(key)) }

@@ -82,7 +82,7 @@ void cd_free(cd_ctx *c);
 typedef enum { FK_COUNTER, FK_APPLY, FK_GROUP, FK_LOOP } fk_shape;
 
 #define FK_MAXN 16              /* largest n accepted; 16! still fits comfortably in 64 bits */
-#define FK_MAXCHUNKS 10000000   /* largest K accepted (bounds the per-task result slots) */
+#define FK_MAXCHUNKS 10000000   /* largest K apply and group accept (bounds their per-task result slots) */
 
 typedef struct {
     int64_t maxflips;           /* FK_UNWRITTEN in a slot no task has written in this iteration */

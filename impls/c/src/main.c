@@ -54,14 +54,23 @@ const model_info MODELS[] = {
 #define CD_NUMBER "[1-9][0-9]{0,8}"
 #define CD_PARAM_PATTERN "t4a|t4b|t5|t6a|t6b|q7|p8|[0-9]{1,9}:" CD_NUMBER "(-" CD_NUMBER "){1,31}"
 
-#define WINDOW_OPTION {"window", INT_DOMAIN(1, 4096)}    /* default: --workers, else the cores */
-#define CHUNKS_OPTION {"chunks", INT_DOMAIN_DEFAULT(1, FK_MAXCHUNKS, "150")}
+/* window, the cap on outstanding micro-batches (absent: --workers, else the cores). The threads shape
+   starts a standing pool of that many threads; every shape hands it to cd_new as an int. */
+#define WINDOW_OPTION {"window", INT_DOMAIN_NARROWED(1, INT_MAX, NULL, "a C int")}
+#define WINDOW_THREADS_OPTION {"window", INT_DOMAIN_NARROWED(1, 4096, NULL, \
+    "one POSIX thread per window slot, all started before the first iteration")}
+/* chunks, K: loop and counter take any K (tasks = ceil(n!/ceil(n!/K)) <= n!); apply and group allocate a
+   result slot per task. */
+#define CHUNKS_OPTION {"chunks", INT_MIN_DOMAIN(1, "150")}
+#define CHUNKS_SLOTS_OPTION \
+    {"chunks", INT_DOMAIN_NARROWED(1, FK_MAXCHUNKS, "150", \
+        "apply and group allocate a 16-byte result slot per task, min(chunks, n!) of them, before the run")}
 
 /* The Cowichan family's options (chain.md): every benchmark of the six takes all three, whether its
-   result depends on them or not. nelts has no fixed default: absent, it is n. */
+   result depends on them or not. nelts absent is n, the parameter. */
 #define COWICHAN_OPTIONS \
     {"p", INT_DOMAIN_DEFAULT(0, 100, "1")}, \
-    {"nelts", { .kind = DOM_INT, .has_min = 1, .min = 1 }}, \
+    {"nelts", INT_MIN_DOMAIN(1, PARAM_DEFAULT)}, \
     {"seed", INT_DOMAIN_DEFAULT(0, 4294967295LL, "0")}
 #define COWICHAN(id) \
     {id, INT_DOMAIN(1, CW_MAXN), run_cowichan, { \
@@ -76,11 +85,11 @@ const bench_spec TABLE[] = {
     }},
     {"countdown", PATTERN_DOMAIN(CD_PARAM_PATTERN), run_countdown, {
         {"libdispatch", {{"dispatch", CD_DISPATCH}}, {WINDOW_OPTION}},
-        {"pthreads", {{"threads", CD_THREADS}}, {WINDOW_OPTION}},
+        {"pthreads", {{"threads", CD_THREADS}}, {WINDOW_THREADS_OPTION}},
         {"seq", {{"plain", CD_PLAIN}}, {WINDOW_OPTION}},   /* accepted and ignored */
     }},
     {"fannkuch", INT_DOMAIN(1, FK_MAXN), run_fannkuch, {
-        {"libdispatch", {{"apply", FK_APPLY}, {"group", FK_GROUP}}, {CHUNKS_OPTION}},
+        {"libdispatch", {{"apply", FK_APPLY}, {"group", FK_GROUP}}, {CHUNKS_SLOTS_OPTION}},
         {"pthreads", {{"counter", FK_COUNTER}}, {CHUNKS_OPTION}},
         {"seq", {{"loop", FK_LOOP}}, {CHUNKS_OPTION}},
     }},
@@ -260,6 +269,11 @@ static void json_domain(FILE *f, const domain *d)
         json_key(f, "default");
         json_str(f, d->deflt);
     }
+    if (d->reason != NULL) {
+        fputs(", ", f);
+        json_key(f, "reason");
+        json_str(f, d->reason);
+    }
     fputc('}', f);
 }
 
@@ -290,7 +304,7 @@ static void emit_iteration(int index, int64_t ns, const char *result)
 
 /* ================================================================== drivers */
 
-/* The value of option key: the one given, else the table's default, else NULL. */
+/* The value of option key: the one given, else the table's default (PARAM_DEFAULT: --param), else NULL. */
 static const char *option_value(const run_args *a, const char *key)
 {
     for (int i = a->noptions - 1; i >= 0; i--)      /* the last one given wins */
@@ -298,7 +312,7 @@ static const char *option_value(const run_args *a, const char *key)
             return a->options[i].value;
     for (const option_spec *o = a->model->options; o->key != NULL; o++)
         if (strcmp(o->key, key) == 0)
-            return o->dom.deflt;
+            return o->dom.deflt != NULL && strcmp(o->dom.deflt, PARAM_DEFAULT) == 0 ? a->param : o->dom.deflt;
     return NULL;
 }
 
@@ -398,8 +412,7 @@ static int run_cowichan(const run_args *a)
     cw_params pp;
     pp.n = (uint32_t)checked_int(a->param);
     pp.p = (uint32_t)checked_int(option_value(a, "p"));
-    const char *nelts = option_value(a, "nelts");
-    pp.nelts = nelts != NULL ? (uint64_t)checked_int(nelts) : pp.n;
+    pp.nelts = (uint64_t)checked_int(option_value(a, "nelts"));
     pp.seed = (uint32_t)checked_int(option_value(a, "seed"));
     cw_bench bench = cowichan_bench(a->bench->id);
 

@@ -7,7 +7,9 @@
 #define CONCBENCH_TABLE_H
 
 /* A domain: an integer range (either bound optional), a list of strings, or a regular expression the
-   whole value must match. deflt: what the binary uses when the option is absent (NULL: no fixed value). */
+   whole value must match. deflt: what the binary uses when the option is absent; PARAM_DEFAULT stands
+   for the --param value. reason: why this table narrows the bound its benchmark's file declares
+   (benchmarks/<id>.toml [options]); NULL where it narrows nothing. */
 typedef enum { DOM_INT, DOM_VALUES, DOM_PATTERN } domain_kind;
 
 typedef struct {
@@ -17,11 +19,17 @@ typedef struct {
     const char *const *values;      /* DOM_VALUES, NULL-terminated */
     const char *pattern;            /* DOM_PATTERN */
     const char *deflt;
+    const char *reason;
 } domain;
+
+#define PARAM_DEFAULT "{param}"
 
 #define INT_DOMAIN(lo, hi) { .kind = DOM_INT, .has_min = 1, .has_max = 1, .min = (lo), .max = (hi) }
 #define INT_DOMAIN_DEFAULT(lo, hi, d) \
     { .kind = DOM_INT, .has_min = 1, .has_max = 1, .min = (lo), .max = (hi), .deflt = (d) }
+#define INT_MIN_DOMAIN(lo, d) { .kind = DOM_INT, .has_min = 1, .min = (lo), .deflt = (d) }
+#define INT_DOMAIN_NARROWED(lo, hi, d, why) \
+    { .kind = DOM_INT, .has_min = 1, .has_max = 1, .min = (lo), .max = (hi), .deflt = (d), .reason = (why) }
 #define PATTERN_DOMAIN(p) { .kind = DOM_PATTERN, .pattern = (p) }
 
 typedef struct {

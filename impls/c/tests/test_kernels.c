@@ -19,7 +19,8 @@
  *                  its rounding of every product (against FMA); q and the wrapping checksums; each
  *                  benchmark's cw_new/cw_iteration against the kernels composed here (chain = product).
  *   table          the describe table agrees with the kernels (named instances inside the countdown
- *                  --param domain, defaults inside their domains, every model described).
+ *                  --param domain, defaults inside their domains, --param inside nelts' domain, reasons
+ *                  only on bounds, apply's slots and the threads pool bounded, every model described).
  *
  * The last line is "N passed, M failed"; the exit status is 1 if any check failed.
  */
@@ -27,6 +28,7 @@
 #include "../src/common.h"
 #include "../src/table.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1120,10 +1122,35 @@ static void test_table(void)
                 described |= strcmp(mi->name, m->model) == 0;
             check(described, "table: model %s of %s has no description", m->model, b->id);
             check(m->shapes[0].name != NULL, "table: %s model %s has no shape", b->id, m->model);
-            for (const option_spec *o = m->options; o->key != NULL; o++)
-                check(o->dom.deflt == NULL || domain_accepts(&o->dom, o->dom.deflt),
-                      "table: %s %s default %s outside its domain", b->id, o->key, o->dom.deflt);
+            for (const option_spec *o = m->options; o->key != NULL; o++) {
+                check(o->dom.reason == NULL || (o->dom.kind == DOM_INT && o->dom.has_max && *o->dom.reason),
+                      "table: %s %s %s gives a reason for no bound", b->id, m->model, o->key);
+                if (o->dom.deflt == NULL)
+                    continue;
+                if (strcmp(o->dom.deflt, PARAM_DEFAULT) != 0) {
+                    check(domain_accepts(&o->dom, o->dom.deflt), "table: %s %s default %s outside its domain",
+                          b->id, o->key, o->dom.deflt);
+                    continue;
+                }
+                /* the default is --param: every parameter must lie inside the option's domain */
+                char lo[32], hi[32];
+                snprintf(lo, sizeof lo, "%lld", b->param.min);
+                snprintf(hi, sizeof hi, "%lld", b->param.max);
+                check(b->param.kind == DOM_INT && b->param.has_min && b->param.has_max &&
+                          domain_accepts(&o->dom, lo) && domain_accepts(&o->dom, hi),
+                      "table: %s %s defaults to --param, which its domain does not hold", b->id, o->key);
+            }
         }
+    }
+    /* what the kernels bound: apply's and group's result slots, the threads shape's pool */
+    for (const model_spec *m = fk->models; m->model != NULL; m++)
+        if (strcmp(m->model, "libdispatch") == 0)
+            check(m->options[0].dom.has_max && m->options[0].dom.max <= FK_MAXCHUNKS,
+                  "table: fannkuch libdispatch chunks beyond FK_MAXCHUNKS");
+    for (const model_spec *m = cd->models; m->model != NULL; m++) {
+        long long most = strcmp(m->model, "pthreads") == 0 ? 4096 : INT_MAX;
+        check(m->options[0].dom.has_max && m->options[0].dom.max <= most,
+              "table: countdown %s window beyond %lld", m->model, most);
     }
 }
 

@@ -116,8 +116,8 @@ struct FannkuchRun {
     FannkuchTotals totals;
 };
 
-// n in 1..kFannkuchMaxN, chunks (K) in 1..kFannkuchMaxChunks, workers >= 1. The TBB shapes run in a
-// task_arena of `workers` threads (at most the process's TBB parallelism limit).
+// n in 1..kFannkuchMaxN, chunks (K) >= 1 (the tbb shapes: at most kFannkuchMaxChunks), workers >= 1. The
+// TBB shapes run in a task_arena of `workers` threads (at most the process's TBB parallelism limit).
 FannkuchRun fannkuch_run(FannkuchShape shape, int n, uint64_t chunks, int workers);
 
 // ---- Cowichan: randmat, thresh, winnow, outer, product, chain (chain.md holds the shared rules) ----
@@ -228,7 +228,8 @@ uint64_t cowichan_checksum(const std::vector<CowPoint>& points);  // of the flat
 // ---- coordination: mutex, prodcons, condition, threadring (SCOOP/Qs paper; coordination.cpp) ----
 
 // n, the workers per role, is one OS thread each (2n for prodcons and condition): bounded so a run
-// cannot ask for more threads than a machine gives; the ring likewise.
+// cannot ask for more threads than a machine gives; the ring likewise. mutex's tbb shapes run n tasks,
+// not threads: their n is bounded by the count n*m in 64 bits alone (main.cpp).
 constexpr int64_t kCoordMaxN = 10000;
 constexpr int64_t kCoordMaxM = 1000000000000LL;  // n*m and N(N+1)/2 (mod 2^64) stay well defined
 constexpr int64_t kRingMax = 10000;

@@ -162,6 +162,9 @@ std::optional<int64_t> parse_int(const std::string& text) {
     return static_cast<int64_t>(v);
 }
 
+// "default" of an option that is the --param value when absent.
+const std::string kParamDefault = "{param}";
+
 // The values an option or --param accepts: an int range (either bound optional) or a list of strings.
 struct Domain {
     enum class Kind { Int, Values };
@@ -169,6 +172,8 @@ struct Domain {
     std::optional<int64_t> min, max;
     std::vector<std::string> values;
     std::optional<std::string> fallback;  // "default": what the binary uses when the option is absent
+    // "reason": why this table narrows the bound its benchmark's file declares (benchmarks/<id>.toml [options])
+    std::optional<std::string> reason;
 
     static Domain ints(std::optional<int64_t> lo, std::optional<int64_t> hi) {
         Domain d;
@@ -186,6 +191,11 @@ struct Domain {
     Domain with_default(const std::string& v) const {
         Domain d = *this;
         d.fallback = v;
+        return d;
+    }
+    Domain narrowed(const std::string& why) const {
+        Domain d = *this;
+        d.reason = why;
         return d;
     }
 
@@ -223,6 +233,7 @@ struct Domain {
             d.set("values", std::move(list));
         }
         if (fallback) d.set("default", Json::string(*fallback));
+        if (reason) d.set("reason", Json::string(*reason));
         return d;
     }
 };
@@ -301,7 +312,8 @@ const std::vector<ModelInfo> kModels = {
      "parallel_sort (Cowichan); a task_group of n tasks around a tbb::spin_mutex or tbb::queuing_mutex (mutex)"},
 };
 
-// big: N and H bound the local ids (int32) and the thread-per-worker threads; P keeps 2*N*P in 64 bits.
+// big: N bounds the local ids (int32) and the thread-per-worker threads; P keeps 2*N*P in 64 bits. H needs
+// no bound: prepare_big takes an H beyond N as N (one neighbourhood either way).
 constexpr int64_t kBigMaxWorkers = 10000000;
 constexpr int64_t kBigMaxPings = 1000000000;
 // chameneos variant=encore: C creatures, one thread each (the union with redux's n is the --param domain).
@@ -310,7 +322,7 @@ const Domain kEncoreCreatures = Domain::ints(2, kChameneosMaxCreatures);
 // The Cowichan family: the same options and domains for every model of the six benchmarks (chain.md).
 std::vector<OptionDef> cowichan_options() {
     return {{"p", Domain::ints(0, 100).with_default("1")},
-            {"nelts", Domain::ints(1, std::nullopt).with_default("n")},  // K < nelts fails the run
+            {"nelts", Domain::ints(1, std::nullopt).with_default(kParamDefault)},  // K < nelts fails the run
             {"seed", Domain::ints(0, 4294967295LL).with_default("0")}};
 }
 
@@ -321,8 +333,12 @@ BenchmarkDef cowichan_benchmark(const std::string& name) {
             prepare_cowichan};
 }
 
-// mutex, prodcons, condition: n, the workers per role (not --workers, the pool width).
-std::vector<OptionDef> coordination_options() { return {{"n", Domain::ints(1, kCoordMaxN).with_default("32")}}; }
+// mutex, prodcons, condition: n, the workers per role (not --workers, the pool width), one std::thread each
+// (why: the reason). mutex's tbb tasks are bounded by the count alone: n*m in 64 bits for every m <= kCoordMaxM.
+std::vector<OptionDef> coordination_options(const std::string& why) {
+    return {{"n", Domain::ints(1, kCoordMaxN).with_default("32").narrowed(why)}};
+}
+constexpr int64_t kMutexTasksMaxN = static_cast<int64_t>(UINT64_MAX / static_cast<uint64_t>(kCoordMaxM));
 
 const std::vector<BenchmarkDef>& benchmark_table() {
     static const std::vector<BenchmarkDef> table = {
@@ -330,8 +346,11 @@ const std::vector<BenchmarkDef>& benchmark_table() {
          Domain::ints(1, kBigMaxWorkers),
          {{"threads",
            {"pool", "thread-per-worker"},
-           {{"pings", Domain::ints(0, kBigMaxPings).with_default("16000")},
-            {"hood", Domain::ints(1, kBigMaxWorkers).with_default("1000")}}}},
+           {{"pings",
+             Domain::ints(0, kBigMaxPings)
+                 .with_default("16000")
+                 .narrowed("2*N*P, the messages counted in 64 bits, must not wrap for N up to 10000000")},
+            {"hood", Domain::ints(1, std::nullopt).with_default("1000")}}}},
          prepare_big},
         {"chameneos",
          // variant=encore: C in 2..kChameneosMaxCreatures; variant=redux: n, the meetings per game.
@@ -339,15 +358,21 @@ const std::vector<BenchmarkDef>& benchmark_table() {
          {{"threads",
            {"rendezvous", "rendezvous-condvar", "best-exchange"},
            {{"variant", Domain::one_of({"encore", "redux"}).with_default("encore")},
-            {"meetings", Domain::ints(1, kChameneosMaxMeetings).with_default("8000000")},
+            {"meetings",
+             Domain::ints(1, kChameneosMaxMeetings)
+                 .with_default("8000000")
+                 .narrowed("the CAS word of rendezvous and best-exchange keeps the meetings left in 32 bits")},
             {"concurrent_games", Domain::one_of({"0", "1"}).with_default("0")}}}},
          prepare_chameneos},
         {"fannkuch",
          Domain::ints(1, kFannkuchMaxN),
-         {{"threads", {"counter"}, {{"chunks", Domain::ints(1, kFannkuchMaxChunks).with_default("150")}}},
+         {{"threads", {"counter"}, {{"chunks", Domain::ints(1, std::nullopt).with_default("150")}}},
           {"tbb",
            {"parallel-for", "parallel-reduce", "task-group"},
-           {{"chunks", Domain::ints(1, kFannkuchMaxChunks).with_default("150")}}}},
+           {{"chunks", Domain::ints(1, kFannkuchMaxChunks)
+                           .with_default("150")
+                           .narrowed("parallel-for and task-group hold a result slot per task, and task-group a "
+                                     "task, min(chunks, n!) of them")}}}},
          prepare_fannkuch},
         cowichan_benchmark("randmat"),
         cowichan_benchmark("thresh"),
@@ -357,23 +382,38 @@ const std::vector<BenchmarkDef>& benchmark_table() {
         cowichan_benchmark("chain"),
         {"mutex",
          Domain::ints(0, kCoordMaxM),
-         {{"threads", {"lock"}, coordination_options()},
-          {"tbb", {"spin-mutex", "queuing-mutex"}, coordination_options()}},
+         {{"threads", {"lock"}, coordination_options("one OS thread per worker")},
+          {"tbb",
+           {"spin-mutex", "queuing-mutex"},
+           {{"n", Domain::ints(1, kMutexTasksMaxN)
+                      .with_default("32")
+                      .narrowed("the count, n*m, must fit in 64 bits for m up to 10^12")}}}},
          prepare_mutex},
-        {"prodcons", Domain::ints(0, kCoordMaxM), {{"threads", {"paper", "notify-each"}, coordination_options()}},
+        {"prodcons",
+         Domain::ints(0, kCoordMaxM),
+         {{"threads",
+           {"paper", "notify-each"},
+           coordination_options("two OS threads per n, a producer and a consumer")}},
          prepare_prodcons},
         {"condition",
          Domain::ints(0, kCoordMaxM),
-         {{"threads", {"paper", "broadcast", "two-cv"}, coordination_options()}},
+         {{"threads",
+           {"paper", "broadcast", "two-cv"},
+           coordination_options("two OS threads per n, one of each parity")}},
          prepare_condition},
         {"threadring",
          Domain::ints(0, INT64_MAX),
-         {{"threads", {"asio-wake", "asio-pool", "blocking"}, {{"ring", Domain::ints(2, kRingMax).with_default("503")}}}},
+         {{"threads",
+           {"asio-wake", "asio-pool", "blocking"},
+           {{"ring", Domain::ints(2, kRingMax).with_default("503").narrowed("one OS thread per ring entity")}}}},
          prepare_threadring},
         // philosophers: n philosophers and forks (at least 2), one thread each; --param m, the meals.
         {"philosophers",
          Domain::ints(0, kCoordMaxM),
-         {{"threads", {"scoped-lock"}, {{"n", Domain::ints(kPhilosophersMinN, kCoordMaxN).with_default("5")}}}},
+         {{"threads",
+           {"scoped-lock"},
+           {{"n",
+             Domain::ints(kPhilosophersMinN, kCoordMaxN).with_default("5").narrowed("one OS thread per philosopher")}}}},
          prepare_philosophers},
     };
     return table;
@@ -511,7 +551,7 @@ Request resolve(const CommandLine& c) {
         r.workers = allowed_cpus();
     }
     for (const auto& o : m.options)
-        if (o.domain.fallback) r.options[o.key] = *o.domain.fallback;
+        if (o.domain.fallback) r.options[o.key] = *o.domain.fallback == kParamDefault ? c.param : *o.domain.fallback;
     if (!m.shapes.empty()) r.shape = m.shapes.front();
     const Domain shapes = Domain::one_of(m.shapes);
     for (const auto& [key, value] : c.options) {
@@ -549,7 +589,7 @@ Plan prepare_big(const Request& r) {
     BigConfig cfg;
     cfg.n = r.param_int();
     cfg.pings = static_cast<uint64_t>(r.int_option("pings"));
-    cfg.hood = r.int_option("hood");
+    cfg.hood = std::min(r.int_option("hood"), cfg.n);  // a neighbourhood beyond N is all N workers
     BigShape shape;
     if (r.shape == "pool") shape = BigShape::Pool;
     else if (r.shape == "thread-per-worker") shape = BigShape::ThreadPerWorker;
@@ -706,7 +746,7 @@ Plan prepare_cowichan(const Request& r) {
     const std::string stage = r.benchmark->name;
     const int64_t n = r.param_int();
     const int p = static_cast<int>(r.int_option("p"));
-    const int64_t nelts = r.given.count("nelts") ? r.int_option("nelts") : n;
+    const int64_t nelts = r.int_option("nelts");  // absent: n (kParamDefault)
     const uint32_t seed = static_cast<uint32_t>(r.int_option("seed"));
     const int workers = r.workers;
     CowichanModel model;

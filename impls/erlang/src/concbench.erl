@@ -18,6 +18,8 @@
 %% The VM's default process limit is 262144; the run itself needs a few dozen system processes.
 %% Whatever spawns one process per worker, creature or chunk is bounded by this.
 -define(MAX_PROCS, 200000).
+%% The reason of an option's bound that MAX_PROCS sets (describe's "reason"): What spawns the processes.
+-define(PROCS(What), What "; the VM's default process limit is 262 144").
 %% big: the bound on the entries of all per-worker neighbour tables together (see spec/2).
 -define(MAX_TABLE_ENTRIES, 100000000).
 %% The Cowichan kernels: the largest matrix side n (a sanity bound; memory runs out long before).
@@ -32,12 +34,13 @@ models() ->
 
 %% Benchmarks: {Id, Param domain, [{Model, Shapes (faithful first), [{Key, Domain, Default}]}]}.
 %% A domain is {int, Min, Max} (either bound may be none), {values, [String]} or
-%% {pattern, Regex}; Default is a string or none. `shape` is not among the options.
+%% {pattern, Regex}; Default is a string or none. `shape` is not among the options. An option's
+%% {int, Min, Max, Reason} is narrower than its benchmark declares (benchmarks/<id>.toml), for Reason.
 table() ->
     [{"big", {int, 1, ?MAX_PROCS},
       [{?MODEL, ["processes", "tuple"],
         [{"pings", {int, 0, none}, "16000"},
-         {"hood", {int, 1, ?MAX_PROCS}, "1000"}]}]},
+         {"hood", {int, 1, none}, "1000"}]}]},
      %% --param is C with variant=encore (2..MAX_PROCS, checked in spec/2) and n, the meetings
      %% per game, with variant=redux (at least 1): the union of the two.
      {"chameneos", {int, 1, none},
@@ -48,7 +51,8 @@ table() ->
      %% of per-chunk (at most min(chunks, n!)); n-processes takes no chunks (it is n).
      {"fannkuch", {int, 1, 20},
       [{?MODEL, ["n-processes", "per-chunk", "pool"],
-        [{"chunks", {int, 1, ?MAX_PROCS}, "150"}]}]}] ++
+        [{"chunks", {int, 1, ?MAX_PROCS,
+                     ?PROCS("per-chunk spawns one process per chunk, min(chunks, n!) in all")}, "150"}]}]}] ++
     %% The Cowichan family (chain.md): every one takes p, nelts and seed (the stages that do not
     %% use one accept and ignore it); nelts absent is n. A process per row block; `lists` (the
     %% faithful shape) holds the matrices as the paper's lists of lists, copied in every message,
@@ -56,21 +60,26 @@ table() ->
     [{Id, {int, 1, ?COWICHAN_MAX_N},
       [{?MODEL, ["lists", "blocks"],
         [{"p", {int, 0, 100}, "1"},
-         {"nelts", {int, 1, none}, "n"},
+         {"nelts", {int, 1, none}, "{param}"},
          {"seed", {int, 0, 16#FFFFFFFF}, "0"}]}]}
      || Id <- ["randmat", "thresh", "winnow", "outer", "product", "chain"]] ++
     %% The coordination workloads (src/cb_coordination.erl), one process per worker: n is bounded
     %% so that the 2n workers (and the queue or coordinator) stay within MAX_PROCS.
     [{Id, {int, 0, none},
-      [{?MODEL, [Shape], [{"n", {int, 1, ?MAX_PROCS div 2}, "32"}]}]}
+      [{?MODEL, [Shape],
+        [{"n", {int, 1, ?MAX_PROCS div 2,
+                ?PROCS("one process per worker, 2n workers in prodcons and condition")}, "32"}]}]}
      || {Id, Shape} <- [{"mutex", "counter"}, {"prodcons", "queue"},
                         {"condition", "coordinator"}]] ++
     [{"threadring", {int, 0, none},
-      [{?MODEL, ["ring"], [{"ring", {int, 2, ?MAX_PROCS}, "503"}]}]},
+      [{?MODEL, ["ring"],
+        [{"ring", {int, 2, ?MAX_PROCS, ?PROCS("one process per ring member")}, "503"}]}]},
      %% philosophers (ours, docs/benchmarks/philosophers.md; src/cb_philosophers.erl): --param m,
      %% the meals each; n philosophers and n forks, one process each, so 2n within MAX_PROCS.
      {"philosophers", {int, 0, none},
-      [{?MODEL, ["ordered"], [{"n", {int, 2, ?MAX_PROCS div 2}, "5"}]}]}].
+      [{?MODEL, ["ordered"],
+        [{"n", {int, 2, ?MAX_PROCS div 2,
+                ?PROCS("one process per philosopher and one per fork")}, "5"}]}]}].
 
 %% ---------------------------------------------------------------- entry
 
@@ -114,6 +123,9 @@ describe_bench(Param, Models) ->
                                                            || {K, D, Def} <- Opts]}}]}}
                              || {M, Shapes, Opts} <- Models]}}]}.
 
+domain_json({int, Min, Max, Reason}, Default) ->
+    {obj, Fields} = domain_json({int, Min, Max}, Default),
+    {obj, Fields ++ [{"reason", Reason}]};
 domain_json(D, Default) ->
     Body = case D of
                {int, Min, Max} ->
@@ -201,6 +213,7 @@ check_value(D, S, What) ->
         {error, Why} -> usage("~ts ~ts: ~s", [What, S, Why])
     end.
 
+in_domain({int, Min, Max, _Reason}, S) -> in_domain({int, Min, Max}, S);
 in_domain({int, Min, Max}, S) ->
     case parse_int(S) of
         {ok, V} when Min =/= none, V < Min; Max =/= none, V > Max ->

@@ -72,9 +72,9 @@ minCreatures, maxCreatures :: Integer
 minCreatures = 2
 maxCreatures = 2 ^ (20 :: Int)
 
--- | M (and redux's n): 2M stays well inside a 64-bit Int.
+-- | M (and redux's n): 2M, the creatures' meetings summed (sTotal), stays within a 64-bit Int.
 maxMeetings :: Integer
-maxMeetings = 1000000000000000000
+maxMeetings = toInteger (maxBound :: Int) `div` 2
 
 -- ---------------------------------------------------------------- the meeting place
 

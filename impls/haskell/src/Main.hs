@@ -34,9 +34,11 @@ import qualified Protocol
 -- ---------------------------------------------------------------- the table
 
 -- | A domain (docs/describe.md): inclusive integer bounds, either may be absent, or a list of
--- values; with the default the binary uses when the option is absent (documentation).
+-- values; with the default the binary uses when the option is absent (documentation). An integer
+-- domain's last field is the reason where it narrows a bound its benchmark's file declares
+-- (benchmarks/<id>.toml [options]), printed as "reason" only when given.
 data Domain
-  = IntDomain (Maybe Integer) (Maybe Integer) (Maybe String)
+  = IntDomain (Maybe Integer) (Maybe Integer) (Maybe String) (Maybe String)
   | ValuesDomain [String] (Maybe String)
 
 -- | What one model of a benchmark accepts: its shapes (the faithful port first) and its options.
@@ -60,29 +62,33 @@ maxN = 1000000
 -- | A Cowichan benchmark: repa serves the paper's own program first (shape paper) where it does
 -- other work than shape repa, which it does for randmat, thresh and outer (and so chain).
 cowichan :: String -> Benchmark
-cowichan bench = Benchmark (IntDomain (Just 1) (Just maxN) Nothing)
+cowichan bench = Benchmark (IntDomain (Just 1) (Just maxN) Nothing Nothing)
   [ ("repa", Served repaShapes opts), ("par", Served ["blocks"] opts), ("seq", Served ["plain"] opts) ]
   where
     repaShapes = if bench `elem` ["winnow", "product"] then ["repa"] else ["paper", "repa"]
     opts =
-      [ ("p", IntDomain (Just 0) (Just 100) (Just "1"))
-      , ("nelts", IntDomain (Just 1) Nothing (Just "n"))
-      , ("seed", IntDomain (Just 0) (Just 4294967295) (Just "0"))
+      [ ("p", IntDomain (Just 0) (Just 100) (Just "1") Nothing)
+      , ("nelts", IntDomain (Just 1) Nothing (Just "{param}") Nothing)  -- n when absent
+      , ("seed", IntDomain (Just 0) (Just 4294967295) (Just "0") Nothing)
       ]
 
 -- | The coordination benchmarks: --param m (or N), the entity count n (or ring) as an option.
--- n ≤ 10^5 keeps 2n forkIO threads and their counts well inside memory; n·m fits an Int.
+-- n ≤ 10^5 keeps 2n forkIO threads and their counts well inside memory (prodcons, 2n threads:
+-- about 0.5 GB at n = 10^5); n·m fits an Int.
 maxWorkers, maxCount :: Integer
 maxWorkers = 100000
 maxCount = 1000000000
 
 coordinationBench :: [(String, [String])] -> Benchmark
-coordinationBench ms = Benchmark (IntDomain (Just 0) (Just maxCount) Nothing)
-  [ (m, Served sh [("n", IntDomain (Just 1) (Just maxWorkers) (Just "32"))]) | (m, sh) <- ms ]
+coordinationBench ms = Benchmark (IntDomain (Just 0) (Just maxCount) Nothing Nothing)
+  [ (m, Served sh [("n", IntDomain (Just 1) (Just maxWorkers) (Just "32") (Just workersReason))]) | (m, sh) <- ms ]
+  where workersReason = "one forkIO thread per worker, 2n in prodcons and condition: prodcons takes 0.5 GB at 10^5"
 
+-- | ring ≤ 10^6: one forkIO thread and one MVar per member (about 2 GB at 10^6).
 threadring :: Benchmark
-threadring = Benchmark (IntDomain (Just 0) (Just 2147483647) Nothing)
-  [ ("mvar", Served ["mvar", "best-forkon"] [("ring", IntDomain (Just 2) (Just 1000000) (Just "503"))]) ]
+threadring = Benchmark (IntDomain (Just 0) (Just 2147483647) Nothing Nothing)
+  [ ("mvar", Served ["mvar", "best-forkon"]
+      [("ring", IntDomain (Just 2) (Just 1000000) (Just "503") (Just "one forkIO thread and MVar per member: 2 GB at 10^6"))]) ]
 
 -- | Which benchmarks are coordination ones, with the name of their count option and its default.
 coordinationCount :: String -> Maybe (String, Integer)
@@ -94,15 +100,16 @@ coordinationCount b
 -- | chameneos: --param is the union of variant=encore's C (minCreatures..maxCreatures, checked
 -- in resolve) and variant=redux's n, the meetings per game; meetings is encore's M.
 chameneos :: Benchmark
-chameneos = Benchmark (IntDomain (Just 1) (Just maxMeetings) Nothing)
+chameneos = Benchmark (IntDomain (Just 1) (Just maxMeetings) Nothing Nothing)
   [ ("mvar", Served ["rendezvous"]
       [ ("variant", ValuesDomain ["encore", "redux"] (Just "encore"))
-      , ("meetings", IntDomain (Just 1) (Just maxMeetings) (Just "8000000")) ]) ]
+      , ("meetings", IntDomain (Just 1) (Just maxMeetings) (Just "8000000")
+          (Just "the creatures' meetings, 2·M, are summed in an Int (64 bits)")) ]) ]
 
 -- | variant=encore's --param (C), narrower than the table's param domain: a combination the
 -- table cannot express.
 encoreCreatures :: Domain
-encoreCreatures = IntDomain (Just minCreatures) (Just maxCreatures) Nothing
+encoreCreatures = IntDomain (Just minCreatures) (Just maxCreatures) Nothing Nothing
 
 benchmarks :: [(String, Benchmark)]
 benchmarks = [ (b, cowichan b) | b <- ["randmat", "thresh", "winnow", "outer", "product", "chain"] ] ++
@@ -132,18 +139,19 @@ describeValue = object
       [ "shapes" .= sh, "options" .= object [ Key.fromString k .= domainValue d | (k, d) <- os ] ]
 
 domainValue :: Domain -> Value
-domainValue (IntDomain lo hi def) = object $
-  ("int" .= object (catMaybes [("min" .=) <$> lo, ("max" .=) <$> hi])) : defaultField def
-domainValue (ValuesDomain vs def) = object $ ("values" .= vs) : defaultField def
+domainValue (IntDomain lo hi def why) = object $
+  ("int" .= object (catMaybes [("min" .=) <$> lo, ("max" .=) <$> hi])) : field "default" def ++ field "reason" why
+domainValue (ValuesDomain vs def) = object $ ("values" .= vs) : field "default" def
 
-defaultField :: Maybe String -> [(Key.Key, Value)]
-defaultField = maybe [] (\d -> ["default" .= d])
+-- | An optional string field: left out when absent.
+field :: Key.Key -> Maybe String -> [(Key.Key, Value)]
+field key = maybe [] (\v -> [key .= v])
 
 -- ---------------------------------------------------------------- checks
 
 -- | Nothing when the value is inside the domain, else why not.
 check :: Domain -> String -> Maybe String
-check (IntDomain lo hi _) s
+check (IntDomain lo hi _ _) s
   | not (isDecimal s) = Just "not a decimal integer"
   | maybe False (v <) lo || maybe False (v >) hi = Just ("out of range" ++ bounds)
   | otherwise = Nothing
@@ -165,8 +173,8 @@ isDecimal ds = not (null ds) && all isDigit ds
 
 -- | The protocol's own flags.
 iterationsDomain, workersDomain :: Domain
-iterationsDomain = IntDomain (Just 1) (Just 2147483647) Nothing
-workersDomain = IntDomain (Just 1) (Just 1048576) Nothing
+iterationsDomain = IntDomain (Just 1) (Just 2147483647) Nothing Nothing
+workersDomain = IntDomain (Just 1) (Just 1048576) Nothing Nothing
 
 data Cli = Cli
   { cBenchmark :: String, cModel :: Maybe String, cParam :: Maybe String
@@ -184,16 +192,12 @@ parseArgs (b : rest) = go (Cli b Nothing Nothing Nothing Nothing []) rest
     go c [] = Right c
     go c (a : as)
       | take 2 a /= "--" = Left ("unexpected argument " ++ show a)
-      | flag `notElem` ["--model", "--param", "--iterations", "--workers", "--option"] =
-          Left ("unknown flag " ++ show flag ++ " (known: --model --param --iterations --workers --option)")
-      | otherwise = case (inline, as) of
-          (Just v, _) -> set c flag v >>= \c' -> go c' as
-          (Nothing, v : as') -> set c flag v >>= \c' -> go c' as'
-          (Nothing, []) -> Left (flag ++ " needs a value")
-      where
-        (flag, inline) = case break (== '=') a of
-          (f, '=' : v) -> (f, Just v)
-          (f, _) -> (f, Nothing)
+      | '=' `elem` a = Left (show a ++ ": give " ++ takeWhile (/= '=') a ++ "'s value as the next word (docs/describe.md)")
+      | a `notElem` ["--model", "--param", "--iterations", "--workers", "--option"] =
+          Left ("unknown flag " ++ show a ++ " (known: --model --param --iterations --workers --option)")
+      | otherwise = case as of
+          v : as' -> set c a v >>= \c' -> go c' as'
+          [] -> Left (a ++ " needs a value")
     set c "--model" v = Right c { cModel = Just v }
     set c "--param" v = Right c { cParam = Just v }
     set c "--iterations" v = (\i -> c { cIterations = Just i }) <$> protocolInt "--iterations" iterationsDomain v

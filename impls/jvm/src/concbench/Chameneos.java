@@ -383,7 +383,9 @@ final class Chameneos implements Main.Bench {
         }
         double std = Math.sqrt(sq / c);
         out.put("fairness_std" + suffix, std);
-        out.put("cv" + suffix, mean == 0 ? 0.0 : std / mean);
+        if (mean > 0) {   // no meetings: no coefficient of variation, so none is reported (docs/describe.md)
+            out.put("cv" + suffix, std / mean);
+        }
         out.put("min_meetings" + suffix, min);
         out.put("max_meetings" + suffix, max);
         out.put("colour_sum_mod3" + suffix, g.colourSum % 3);

@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
 public final class Main {
     static final String LANGUAGE = "jvm";
     static final long INT_MAX = Integer.MAX_VALUE;
+    /** The reason of a bound at Integer.MAX_VALUE: the kernel holds the value in an int. */
+    static final String A_JAVA_INT = "a Java int";
 
     /** One timed iteration: the kernel's time, its result string, and the metrics it produced. */
     static final class Outcome {
@@ -48,7 +50,10 @@ public final class Main {
     // ---------------------------------------------------------------------------------------------
     // The table: what this binary serves. `describe` prints it; the argument checks read it.
 
-    /** The domain of an option or of --param: exactly one of int bounds, a list of values, a pattern. */
+    /**
+     * The domain of an option or of --param: exactly one of int bounds, a list of values, a pattern; a default
+     * (documentation only) and, where an option's bound is narrower than its benchmark declares, the reason.
+     */
     static final class Domain {
         final boolean isInt;
         final Long min;
@@ -56,27 +61,34 @@ public final class Main {
         final List<String> values;
         final Pattern pattern;
         final String dflt;
+        final String reason;
 
-        private Domain(boolean isInt, Long min, Long max, List<String> values, Pattern pattern, String dflt) {
+        private Domain(boolean isInt, Long min, Long max, List<String> values, Pattern pattern, String dflt, String reason) {
             this.isInt = isInt;
             this.min = min;
             this.max = max;
             this.values = values;
             this.pattern = pattern;
             this.dflt = dflt;
+            this.reason = reason;
+        }
+
+        /** The same domain, narrower than its benchmark's declaration (benchmarks/<id>.toml) for this reason. */
+        Domain because(String why) {
+            return new Domain(isInt, min, max, values, pattern, dflt, why);
         }
 
         /** A decimal integer within [min, max]; either bound may be null (open). */
         static Domain ints(Long min, Long max, String dflt) {
-            return new Domain(true, min, max, null, null, dflt);
+            return new Domain(true, min, max, null, null, dflt, null);
         }
 
         static Domain values(String dflt, String... values) {
-            return new Domain(false, null, null, List.of(values), null, dflt);
+            return new Domain(false, null, null, List.of(values), null, dflt, null);
         }
 
         static Domain pattern(String regex, String dflt) {
-            return new Domain(false, null, null, null, Pattern.compile(regex), dflt);
+            return new Domain(false, null, null, null, Pattern.compile(regex), dflt, null);
         }
 
         /** Null when the text lies inside the domain, else what is wrong with it. */
@@ -108,6 +120,7 @@ public final class Main {
                 m.put("pattern", pattern.pattern());
             }
             if (dflt != null) m.put("default", dflt);
+            if (reason != null) m.put("reason", reason);
             return m;
         }
     }
@@ -163,25 +176,27 @@ public final class Main {
         MODELS.put("forkjoin", "java.util.concurrent.ForkJoinPool of --workers: one RecursiveTask per fannkuch chunk, invokeAll and join");
 
         Map<String, Domain> big = options(
-                "pings", Domain.ints(0L, INT_MAX, "16000"),
-                "hood", Domain.ints(1L, INT_MAX, "1000"));
+                "pings", Domain.ints(0L, INT_MAX, "16000").because(A_JAVA_INT),
+                "hood", Domain.ints(1L, INT_MAX, "1000").because(A_JAVA_INT));
         BENCHMARKS.put("big", new Benchmark(Domain.ints(1L, (long) Big.MAX_WORKERS, null), Big::create)
                 .serve("threads", List.of("pool"), big));
 
         // --param: C (encore, 2..MAX_CREATURES, checked in Chameneos.create) or n (redux, 0..); the union here.
         Map<String, Domain> chameneos = options(
                 "variant", Domain.values("encore", "encore", "redux"),
-                "meetings", Domain.ints(0L, INT_MAX, "8000000"));
+                "meetings", Domain.ints(1L, INT_MAX, "8000000").because(A_JAVA_INT));
         BENCHMARKS.put("chameneos", new Benchmark(Domain.ints(0L, INT_MAX, null), Chameneos::create)
                 .serve("threads", Chameneos.Shape.labels(), chameneos));
 
-        Map<String, Domain> fannkuch = options("chunks", Domain.ints(1L, (long) Fannkuch.MAX_CHUNKS, "150"));
+        Map<String, Domain> fannkuch = options("chunks", Domain.ints(1L, (long) Fannkuch.MAX_CHUNKS, "150").because(
+                "up to min(chunks, n!) tasks, and the pool shapes hold one Callable and Future, or RecursiveTask, per task at once"));
         BENCHMARKS.put("fannkuch", new Benchmark(Domain.ints(3L, (long) Fannkuch.MAX_N, null), Fannkuch::create)
                 .serve("threads", List.of("pool", "counter"), fannkuch)
                 .serve("forkjoin", List.of("pool"), fannkuch));
 
         // The SCOOP/Qs coordination benchmarks: n is workers per group (not --workers), one OS thread each.
-        Map<String, Domain> workersN = options("n", Domain.ints(1L, (long) Coordination.MAX_N, "32"));
+        Map<String, Domain> workersN = options("n", Domain.ints(1L, (long) Coordination.MAX_N, "32").because(
+                "one OS thread per worker (2n for prodcons and condition)"));
         BENCHMARKS.put("mutex", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.Mutex::create)
                 .serve("threads", List.of("lock", "reentrant-lock"), workersN));
         BENCHMARKS.put("prodcons", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.ProdCons::create)
@@ -190,7 +205,7 @@ public final class Main {
                 .serve("threads", List.of("paper", "broadcast", "two-cv"), workersN));
         BENCHMARKS.put("threadring", new Benchmark(Domain.ints(0L, INT_MAX, null), Coordination.ThreadRing::create)
                 .serve("threads", List.of("asio-pool", "blocking", "synchronous-queue"),
-                        options("ring", Domain.ints(2L, (long) Coordination.MAX_RING, "503"))));
+                        options("ring", Domain.ints(2L, (long) Coordination.MAX_RING, "503").because("one OS thread per ring entity"))));
     }
 
     /** The describe line's object, built from the table. */
@@ -395,8 +410,13 @@ public final class Main {
             out.flush();
             Runtime.getRuntime().halt(1);
         }
-        if (last != null && !last.isEmpty()) {
-            out.println(Json.write(Map.of("metrics", last)));
+        if (last != null) {
+            // A metric that cannot be computed (NaN, infinite) is left out, never written as null (docs/describe.md).
+            Map<String, Object> finite = new java.util.LinkedHashMap<>(last);
+            finite.values().removeIf(v -> v instanceof Double && !Double.isFinite((Double) v));
+            if (!finite.isEmpty()) {
+                out.println(Json.write(Map.of("metrics", finite)));
+            }
         }
         out.flush();
         System.err.flush();

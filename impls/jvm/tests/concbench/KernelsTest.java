@@ -301,6 +301,10 @@ public final class KernelsTest {
         equal(Main.Json.write("a\"b\\c\n\t\u0001é"), "\"a\\\"b\\\\c\\n\\t\\u0001\\u00e9\"", "JSON string escapes");
         equal(Main.Json.write(Map.of("k", List.of(1, -2L, "x"))), "{\"k\": [1, -2, \"x\"]}", "JSON map and list");
         equal(Main.Json.write(0.5), "0.5", "JSON double");
+        Main.Domain d = Main.Domain.ints(1L, 5L, "2");
+        equal(Main.Json.write(d.json()), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\"}", "domain without a reason");
+        equal(Main.Json.write(d.because("why").json()), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\", \"reason\": \"why\"}",
+                "domain with a reason");
     }
 
     public static void main(String[] args) {

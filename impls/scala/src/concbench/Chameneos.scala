@@ -105,9 +105,10 @@ object Chameneos {
     val c = g.counts.length
     val mean = 2.0 * m / c
     val std = math.sqrt(g.counts.map(k => (k - mean) * (k - mean)).sum / c)
-    Seq("fairness_std" + suffix -> std, "cv" + suffix -> (if (mean == 0) 0.0 else std / mean),
-      "min_meetings" + suffix -> g.counts.min, "max_meetings" + suffix -> g.counts.max,
-      "colour_sum_mod3" + suffix -> g.colourSum % 3)
+    // No meetings: no coefficient of variation, so none is reported (docs/describe.md).
+    Seq("fairness_std" + suffix -> std) ++ (if (mean > 0) Seq("cv" + suffix -> std / mean) else Nil) ++
+      Seq("min_meetings" + suffix -> g.counts.min, "max_meetings" + suffix -> g.counts.max,
+        "colour_sum_mod3" + suffix -> g.colourSum % 3)
   }
 
   object Message {

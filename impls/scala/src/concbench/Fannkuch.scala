@@ -102,7 +102,7 @@ object Fannkuch {
 
   /** --param n from 3 to MaxN (n! and every index fit a Long far beyond; 12 is the largest size measured). */
   val MaxN: Long = 12
-  /** The most chunks: tasks <= chunks, and actor-per-task starts one actor per task. */
+  /** The most chunks the actors model admits: tasks <= chunks, and actor-per-task starts one actor per task. */
   val MaxChunks: Long = 100000
 
   def create(r: Request): Bench = bench(r.shape, r.paramInt.toInt, r.intOption("chunks").toInt, r.workers)

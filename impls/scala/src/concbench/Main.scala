@@ -15,7 +15,10 @@ trait Bench {
   def iterate(): Outcome
 }
 
-/** The domain of an option or of --param: exactly one of int bounds, a list of values, a pattern. */
+/**
+ * The domain of an option or of --param: exactly one of int bounds, a list of values, a pattern; a default
+ * (documentation only) and, where an option's int bound is narrower than its benchmark declares, the reason.
+ */
 sealed abstract class Domain {
   def default: Option[String]
 
@@ -33,7 +36,11 @@ object Domain {
     if (!Decimal.matcher(text).matches()) None
     else try Some(text.toLong) catch { case _: NumberFormatException => None }
 
-  final case class Ints(min: Option[Long], max: Option[Long], default: Option[String]) extends Domain {
+  final case class Ints(min: Option[Long], max: Option[Long], default: Option[String], reason: Option[String] = None)
+      extends Domain {
+    /** The same bounds, narrower than the benchmark's declaration (benchmarks/<id>.toml) for this reason. */
+    def because(why: String): Ints = copy(reason = Some(why))
+
     def reject(text: String): Option[String] =
       if (!Decimal.matcher(text).matches()) Some("'" + text + "' is not a decimal integer")
       else parseInteger(text) match {
@@ -45,7 +52,7 @@ object Domain {
 
     def json: Json.Obj =
       Json.Obj(Seq("int" -> Json.Obj(min.map("min" -> _).toSeq ++ max.map("max" -> _).toSeq: _*)) ++
-        default.map("default" -> _).toSeq: _*)
+        default.map("default" -> _).toSeq ++ reason.map("reason" -> _).toSeq: _*)
   }
 
   final case class Values(values: Seq[String], default: Option[String]) extends Domain {
@@ -64,7 +71,7 @@ object Domain {
     def json: Json.Obj = Json.Obj(Seq("pattern" -> regex) ++ default.map("default" -> _).toSeq: _*)
   }
 
-  def ints(min: Long, max: Long, default: String = null): Domain = Ints(Some(min), Some(max), Option(default))
+  def ints(min: Long, max: Long, default: String = null): Ints = Ints(Some(min), Some(max), Option(default))
   def values(default: String, values: String*): Domain = Values(values, Option(default))
 }
 
@@ -96,6 +103,8 @@ final case class Benchmark(param: Domain, create: Request => Bench, models: Seq[
 object Main {
   val Language = "scala"
   val IntMax: Long = Int.MaxValue
+  /** The reason of a bound at Int.MaxValue: the kernel holds the value in an Int. */
+  val AnInt = "a Scala Int"
 
   // ---- The table: what this binary serves. `describe` prints it; the argument checks read it.
 
@@ -107,18 +116,21 @@ object Main {
       "meeting place and wait/notify, a compare-and-set one whose waiter spins, then parks, or creatures as tasks on dispatcher threads (chameneos), one thread per processor taking chunks from an atomic counter (fannkuch)"))
 
   val benchmarks: Seq[(String, Benchmark)] = {
-    val big = Seq("pings" -> Domain.ints(0, IntMax, "16000"), "hood" -> Domain.ints(1, IntMax, "1000"))
+    val big = Seq("pings" -> Domain.ints(0, IntMax, "16000").because(AnInt),
+      "hood" -> Domain.ints(1, IntMax, "1000").because(AnInt))
     // --param: C (encore, 2..MaxCreatures, checked in Chameneos.create) or n (redux, 0..); the union here.
     val chameneos = Seq("variant" -> Domain.values("encore", "encore", "redux"),
-      "meetings" -> Domain.ints(0, IntMax, "8000000"))
-    val fannkuch = Seq("chunks" -> Domain.ints(1, Fannkuch.MaxChunks, "150"))
+      "meetings" -> Domain.ints(1, IntMax, "8000000").because(AnInt))
+    val fannkuchActors = Seq("chunks" -> Domain.ints(1, Fannkuch.MaxChunks, "150").because(
+      "actor-per-task starts one actor per task, up to min(chunks, n!) of them"))
+    val fannkuchThreads = Seq("chunks" -> Domain.ints(1, IntMax, "150").because(AnInt))
     Seq(
       "big" -> Benchmark(Domain.ints(1, Big.MaxWorkers), Big.create,
         Seq("actors" -> Served(Seq("actor"), big))),
       "chameneos" -> Benchmark(Domain.ints(0, IntMax), Chameneos.create,
         Seq("actors" -> Served(Seq("message"), chameneos), "threads" -> Served(Seq("rendezvous", "exchange", "best-dispatch"), chameneos))),
       "fannkuch" -> Benchmark(Domain.ints(3, Fannkuch.MaxN), Fannkuch.create,
-        Seq("actors" -> Served(Seq("pull", "actor-per-task"), fannkuch), "threads" -> Served(Seq("counter"), fannkuch))))
+        Seq("actors" -> Served(Seq("pull", "actor-per-task"), fannkuchActors), "threads" -> Served(Seq("counter"), fannkuchThreads))))
   }
 
   /** The describe line's object, built from the table. */
@@ -236,6 +248,8 @@ object Main {
         Runtime.getRuntime.halt(1)
     }
     if (request.model == "actors") last = last ++ ActorPool.metrics()
+    // A metric that cannot be computed (NaN, infinite) is left out, never written as null (docs/describe.md).
+    last = last.filter { case (_, d: Double) => !d.isNaN && !d.isInfinite; case _ => true }
     if (last.nonEmpty) out.println(Json.write(Json.Obj("metrics" -> Json.Obj(last: _*))))
     out.flush()
     System.err.flush()

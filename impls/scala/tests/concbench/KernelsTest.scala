@@ -161,6 +161,10 @@ object KernelsTest {
     equal(Json.write(Json.Obj("k" -> Seq(1, -2L, "x"), "e" -> Json.Obj(), "l" -> Nil)), "{\"k\": [1, -2, \"x\"], \"e\": {}, \"l\": []}",
       "JSON object and array")
     equal(Json.write(0.5), "0.5", "JSON double")
+    val d = Domain.ints(1, 5, "2")
+    equal(Json.write(d.json), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\"}", "domain without a reason")
+    equal(Json.write(d.because("why").json), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\", \"reason\": \"why\"}",
+      "domain with a reason")
   }
 
   def main(args: Array[String]): Unit = {

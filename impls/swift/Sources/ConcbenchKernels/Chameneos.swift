@@ -182,9 +182,9 @@ public enum Chameneos {
         // Around the ideal 2M/C, which is also the true mean: the counts sum to 2M.
         let mean = 2 * Double(o.meetings) / c
         let std = (counts.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / c).squareRoot()
-        return [
-            Metric("fairness_std" + suffix, std),
-            Metric("cv" + suffix, mean > 0 ? std / mean : 0),
+        // No meetings: no coefficient of variation, so none is reported (docs/describe.md).
+        let cv = mean > 0 ? [Metric("cv" + suffix, std / mean)] : []
+        return [Metric("fairness_std" + suffix, std)] + cv + [
             Metric("min_meetings" + suffix, counts.min() ?? 0),
             Metric("max_meetings" + suffix, counts.max() ?? 0),
             Metric("self_meetings" + suffix, o.reports.reduce(0) { $0 + $1.selfMeetings }),

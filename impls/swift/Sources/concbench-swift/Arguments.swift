@@ -49,7 +49,7 @@ struct Arguments {
                 param = value
             case "--iterations":
                 try once(iterations, flag)
-                iterations = try integer(value, for: flag, atLeast: 0)
+                iterations = try integer(value, for: flag, atLeast: 1)
             case "--workers":
                 try once(workers, flag)
                 workers = try integer(value, for: flag, atLeast: 1)

@@ -64,16 +64,23 @@ enum Domain: Sendable, Equatable {
 }
 
 /// One option key of a benchmark and model; `defaultValue` is what the binary uses
-/// when the option is absent (nil where the default is not a fixed value).
+/// when the option is absent (nil where the default is not a fixed value; `OptionSpec.param`
+/// where it is `--param`). `reason`: why the domain narrows the benchmark's declaration of
+/// the option (benchmarks/<id>.toml), printed beside the default only when set.
 struct OptionSpec: Sendable {
     let key: String
     let domain: Domain
     let defaultValue: String?
+    let reason: String?
 
-    init(_ key: String, _ domain: Domain, default defaultValue: String?) {
+    /// The default that stands for the value of `--param`.
+    static let param = "{param}"
+
+    init(_ key: String, _ domain: Domain, default defaultValue: String?, reason: String? = nil) {
         self.key = key
         self.domain = domain
         self.defaultValue = defaultValue
+        self.reason = reason
     }
 }
 
@@ -118,28 +125,36 @@ enum Catalog {
     static let repeats = OptionSpec("repeat", .int(min: 1, max: 1_000_000), default: "1")
     /// countdown: the cap on outstanding batches; absent, `--workers`, else the cores.
     static let window = OptionSpec("window", .int(min: 1), default: nil)
-    /// big: workers are seeded and neighbourhoods drawn with 32-bit values.
+    /// big: a neighbourhood holds min(N, H) workers, so any H draws within N's 32 bits.
     static let pings = OptionSpec("pings", .int(min: 0), default: "16000")
-    static let hood = OptionSpec("hood", .int(min: 1, max: Int(UInt32.max)), default: "1000")
+    static let hood = OptionSpec("hood", .int(min: 1), default: "1000")
     /// chameneos: `meetings` is encore's M; redux accepts it (a size set may pass it) and ignores it.
     static let variant = OptionSpec(
         "variant", .values(Chameneos.Variant.allCases.map(\.rawValue)), default: Chameneos.Variant.encore.rawValue)
-    static let meetings = OptionSpec("meetings", .int(min: 0), default: "8000000")
+    static let meetings = OptionSpec("meetings", .int(min: 1), default: "8000000")
     static let chunks = OptionSpec("chunks", .int(min: 1), default: "150")
 
     /// The Cowichan family (chain.md): every model of the six takes all three, whatever its
-    /// stage reads. nelts has no fixed default: absent, it is n.
+    /// stage reads. nelts absent is n.
     static let percent = OptionSpec("p", .int(min: 0, max: 100), default: "1")
-    static let nelts = OptionSpec("nelts", .int(min: 1), default: nil)
+    static let nelts = OptionSpec("nelts", .int(min: 1), default: OptionSpec.param)
     static let seed = OptionSpec("seed", .int(min: 0, max: Int(UInt32.max)), default: "0")
 
-    /// mutex, prodcons, condition: n workers (per role or parity; not `--workers`). The gcd
-    /// shapes with dedicated threads start 2n of them, hence the bound.
-    static let coordinationWorkers = OptionSpec("n", .int(min: 1, max: 4096), default: "32")
-    /// m per worker: with n at most 4096, n*m stays far from overflow.
+    /// mutex, prodcons, condition: n workers (per role or parity; not `--workers`), tasks or
+    /// clients under sc and qs. condition/sc and prodcons and condition under qs count their
+    /// 2n workers in one Int (`0..<(2 * n)`, `runtime.clients(2 * n)`).
+    static let coordinationWorkers = OptionSpec("n", .int(min: 1), default: "32")
+    static let coordinationPairs = OptionSpec(
+        "n", .int(min: 1, max: Int.max / 2), default: "32", reason: "2n workers, counted in a 64-bit Int")
+    /// gcd: the default shape starts a dedicated OS thread per worker (2n for prodcons and condition).
+    static func coordinationThreads(_ threads: String) -> OptionSpec {
+        OptionSpec("n", .int(min: 1, max: 4096), default: "32", reason: threads)
+    }
+    /// m per worker. No product n*m is formed: the totals are counted one operation at a time
+    /// (prodcons' items and their sum wrap mod 2^64).
     static let coordinationOps = Domain.int(min: 0, max: 1_000_000_000)
-    /// threadring: the ring size R, one task, actor or queue per entity.
-    static let ring = OptionSpec("ring", .int(min: 2, max: 100_000), default: "503")
+    /// threadring: the ring size R, one task, actor, queue or handler per entity.
+    static let ring = OptionSpec("ring", .int(min: 2), default: "503")
 
     /// A gcd entry: every gcd shape also takes `driver`.
     static func gcd(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
@@ -160,7 +175,7 @@ enum Catalog {
     }
 
     /// philosophers: n philosophers and forks (at least 2: one fork cannot be both hands).
-    static let philosophers = OptionSpec("n", .int(min: 2, max: 100_000), default: "5")
+    static let philosophers = OptionSpec("n", .int(min: 2), default: "5")
 
     static func seq(_ shapes: [String], _ options: [OptionSpec] = []) -> ModelSpec {
         ModelSpec(name: "seq", shapes: shapes, options: options)
@@ -228,26 +243,29 @@ enum Catalog {
         BenchmarkSpec(
             name: "mutex", param: coordinationOps,
             models: [
-                gcd(Coordination.MutexGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
+                gcd(
+                    Coordination.MutexGCDShape.allCases.map(\.rawValue),
+                    [coordinationThreads("one OS thread per worker (gcd/threads, the default shape)")]),
                 sc(["actor"], [coordinationWorkers]),
-
                 qs(["separate"], [coordinationWorkers]),
             ]),
         BenchmarkSpec(
             name: "prodcons", param: coordinationOps,
             models: [
-                gcd(Coordination.ProdConsGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
+                gcd(
+                    Coordination.ProdConsGCDShape.allCases.map(\.rawValue),
+                    [coordinationThreads("2n OS threads (gcd/semaphore, the default shape)")]),
                 sc(Coordination.ProdConsSCShape.allCases.map(\.rawValue), [coordinationWorkers]),
-
-                qs(["separate"], [coordinationWorkers]),
+                qs(["separate"], [coordinationPairs]),
             ]),
         BenchmarkSpec(
             name: "condition", param: coordinationOps,
             models: [
-                gcd(Coordination.ConditionGCDShape.allCases.map(\.rawValue), [coordinationWorkers]),
-                sc(["actor"], [coordinationWorkers]),
-
-                qs(["separate"], [coordinationWorkers]),
+                gcd(
+                    Coordination.ConditionGCDShape.allCases.map(\.rawValue),
+                    [coordinationThreads("2n OS threads (gcd/semaphores, the default shape)")]),
+                sc(["actor"], [coordinationPairs]),
+                qs(["separate"], [coordinationPairs]),
             ]),
         // N is the token, so also the number of passes; 0 makes entity 1 answer at once.
         BenchmarkSpec(
@@ -281,6 +299,7 @@ enum Catalog {
                 for option in model.options {
                     var domain = option.domain.json
                     if let value = option.defaultValue { domain["default"] = value }
+                    if let reason = option.reason { domain["reason"] = reason }
                     options[option.key] = domain
                 }
                 modelObjects[model.name] = ["shapes": model.shapes, "options": options]
@@ -352,7 +371,7 @@ enum Catalog {
         var shape = model.shapes.first ?? ""
         var values: [String: String] = [:]
         for option in model.options {
-            values[option.key] = option.defaultValue
+            values[option.key] = option.defaultValue == OptionSpec.param ? args.param : option.defaultValue
         }
         for (key, value) in args.options {
             if key == "shape" && !model.shapes.isEmpty {
@@ -626,7 +645,7 @@ enum Catalog {
     /// The Cowichan options; W is `--workers`, else the cores this process may use.
     static func cowichanConfig(_ c: Checked) -> Cowichan.Config {
         Cowichan.Config(
-            n: c.n, percent: c.int("p"), nelts: c.value("nelts").map { Domain.integer($0)! } ?? c.n,
+            n: c.n, percent: c.int("p"), nelts: c.int("nelts"),
             seed: UInt32(c.int("seed")), workers: c.workers ?? availableCores())
     }
 

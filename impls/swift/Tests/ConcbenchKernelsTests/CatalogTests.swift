@@ -55,8 +55,9 @@ final class CatalogTests: XCTestCase {
         rejects("countdown --model sc --param 952:100-75-50-25-10-5-1-2-1 --iterations 1")
     }
 
-    /// The table's own consistency: patterns compile, defaults lie in their domains,
-    /// every model has a shape, and no key is listed twice.
+    /// The table's own consistency: patterns compile, defaults lie in their domains (or stand
+    /// for `--param`), a reason comes only with an integer bound, every model has a shape, and
+    /// no key is listed twice.
     func testTableIsConsistent() throws {
         XCTAssertEqual(Set(Catalog.models.map(\.name)).count, Catalog.models.count)
         for benchmark in Catalog.benchmarks {
@@ -67,8 +68,20 @@ final class CatalogTests: XCTestCase {
                 XCTAssertEqual(Set(model.options.map(\.key)).count, model.options.count)
                 XCTAssertFalse(model.options.contains { $0.key == "shape" })
                 for option in model.options {
-                    if let value = option.defaultValue {
+                    if let value = option.defaultValue, value != OptionSpec.param {
                         XCTAssertTrue(option.domain.accepts(value), "\(benchmark.name) \(option.key)")
+                    }
+                    if option.defaultValue == OptionSpec.param, case .int(let low?, _) = benchmark.param {
+                        // Every --param the benchmark takes is a value of the option.
+                        XCTAssertTrue(option.domain.accepts(String(low)), "\(benchmark.name) \(option.key)")
+                    } else if option.defaultValue == OptionSpec.param {
+                        XCTFail("\(benchmark.name) \(option.key): a default of --param that is no integer")
+                    }
+                    if let reason = option.reason {
+                        XCTAssertFalse(reason.isEmpty)
+                        guard case .int(_, _?) = option.domain else {
+                            return XCTFail("\(benchmark.name)/\(model.name) \(option.key): a reason without a bound")
+                        }
                     }
                 }
             }
@@ -114,8 +127,11 @@ final class CatalogTests: XCTestCase {
         rejects("spawn-actors --model seq --param 10 --iterations 1")
         rejects("big --model sc --param 20 --iterations 1 --option hood=0")
         rejects("chameneos --model sc --param 1 --iterations 1")
+        rejects("chameneos --model qs --param 3 --iterations 1 --option meetings=0")
+        rejects("chameneos --model gcd --param 0 --iterations 1 --option variant=redux --option meetings=0")
         rejects("chameneos --model sc --param 1 --iterations 1 --option variant=encore")
         rejects("fib --model sc --param 1 --iterations -1")
+        rejects("fib --model sc --param 1 --iterations 0")
         rejects("fib --model sc --param 1")
 
         let fib = try Catalog.check(try args("fib --model gcd --param 20 --iterations 3 --option shape=parallel"))
@@ -129,6 +145,30 @@ final class CatalogTests: XCTestCase {
         XCTAssertNil(countdown.value("window"))
         XCTAssertEqual(countdown.workers, 3)
         XCTAssertGreaterThanOrEqual(Catalog.availableCores(), 1)
+    }
+
+    /// The bounds narrower than the benchmarks' declarations, each with its reason, and the
+    /// counts bounded by nothing but their type.
+    func testBounds() throws {
+        // gcd's default coordination shapes start an OS thread per worker (2n for prodcons, condition).
+        for name in ["mutex", "prodcons", "condition"] {
+            let line = "\(name) --model gcd --param 1 --iterations 1 --option n="
+            XCTAssertNoThrow(try Catalog.check(try args(line + "4096")))
+            rejects(line + "4097")
+        }
+        // 2n workers counted in an Int (condition/sc, and prodcons and condition under qs).
+        for line in ["condition --model sc", "condition --model qs", "prodcons --model qs"] {
+            XCTAssertNoThrow(try Catalog.check(try args("\(line) --param 1 --iterations 1 --option n=\(Int.max / 2)")))
+            rejects("\(line) --param 1 --iterations 1 --option n=\(Int.max / 2 + 1)")
+        }
+        for line in [
+            "mutex --model sc --option n=", "mutex --model qs --option n=", "prodcons --model sc --option n=",
+            "philosophers --model sc --option n=", "philosophers --model qs --option n=",
+            "threadring --model gcd --option ring=", "threadring --model sc --option ring=",
+            "threadring --model qs --option ring=", "big --model gcd --option hood=", "big --model sc --option hood=",
+        ] {
+            XCTAssertNoThrow(try Catalog.check(try args("\(line)\(Int.max) --param 1 --iterations 1")), line)
+        }
     }
 
     /// The Cowichan family: p, nelts and seed for every model, n within its bound, nelts
@@ -165,5 +205,18 @@ final class CatalogTests: XCTestCase {
         XCTAssertEqual(Set(benchmarks.keys), Set(Catalog.benchmarks.map(\.name)))
         let fannkuch = try XCTUnwrap(benchmarks["fannkuch"] as? [String: Any])
         XCTAssertEqual(fannkuch["param"] as? [String: [String: Int]], ["int": ["min": 1, "max": Fannkuch.maxN]])
+        // A reason where a bound is narrowed, none elsewhere; nelts' default stands for --param.
+        func option(_ benchmark: String, _ model: String, _ key: String) throws -> [String: Any] {
+            let entry = try XCTUnwrap(benchmarks[benchmark] as? [String: Any])
+            let models = try XCTUnwrap(entry["models"] as? [String: Any])
+            let options = try XCTUnwrap((models[model] as? [String: Any])?["options"] as? [String: Any])
+            return try XCTUnwrap(options[key] as? [String: Any])
+        }
+        let threads = try option("mutex", "gcd", "n")
+        XCTAssertEqual(threads["int"] as? [String: Int], ["min": 1, "max": 4096])
+        XCTAssertEqual(threads["reason"] as? String, "one OS thread per worker (gcd/threads, the default shape)")
+        XCTAssertNil(try option("mutex", "sc", "n")["reason"])
+        XCTAssertEqual(try option("winnow", "qs", "nelts")["default"] as? String, "{param}")
+        XCTAssertEqual(try option("chameneos", "sc", "meetings")["int"] as? [String: Int], ["min": 1])
     }
 }
