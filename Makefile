@@ -68,9 +68,11 @@ test-fast: setup lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m "not slow and not serial"
 	$(BIN)/python -m pytest -q -m "serial and not slow"
 
-# Ruff over the harness and its tests (the rules chosen in pyproject.toml): clean, or the tests do not run.
+# Ruff over the harness and its tests, and mypy over the harness (the rules and the strictness chosen in
+# pyproject.toml): clean, or the tests do not run.
 lint: setup
 	$(BIN)/ruff check concbench tests
+	$(BIN)/mypy
 
 # Mutation testing of the modules that judge (verify, protocol, regression, stats' comparisons) against
 # their fast tests, with mutmut (the `mutate` extra, installed here if missing): each module's score;

@@ -126,7 +126,7 @@ class RunGroup:
         self.members = self.folders[0]
         self.memory = self.folders[where.hierarchies.index(where.memory)] if where.memory else None
         self.limited = memory_limit_bytes is not None and self.memory is not None
-        if self.limited:
+        if memory_limit_bytes is not None and where.memory is not None and self.memory is not None:   # limited
             if where.memory.version == 2:
                 (self.memory / "memory.max").write_text(str(memory_limit_bytes))
                 if (self.memory / "memory.swap.max").exists():
@@ -142,7 +142,7 @@ class RunGroup:
 
     def oom_killed(self) -> bool:
         """Whether the kernel's OOM killer killed a process of the run (its memory limit, or the machine's)."""
-        if self.memory is None:
+        if self.memory is None or self.where.memory is None:   # the one is set where the other is
             return False
         if self.where.memory.version == 2:
             return _counter(_read(self.memory / "memory.events"), "oom_kill") > 0

@@ -11,6 +11,7 @@ import shutil
 import sys
 import tempfile
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -416,7 +417,7 @@ def _export(fmt: str, record, runs, rows, catalog: Catalog, probes=()) -> str:
 
 
 def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, strict: bool,
-                    exports: list[tuple[Path | None, str]] = (), page: bool = False) -> int:
+                    exports: Sequence[tuple[Path | None, str]] = (), page: bool = False) -> int:
     """The summary, the exports, the page (`page`) and the exit status of a finished (or interrupted) session."""
     session_id = outcome.session_id
     record = store.session(session_id)
@@ -448,6 +449,7 @@ def _finish_session(catalog: Catalog, store: Store, outcome: session.Outcome, st
     if outcome.interrupted:
         err_console.print(f"interrupted: {len(stored)} finished runs kept in session {session_id}")
         return EXIT_INTERRUPTED
+    assert outcome.result is not None   # a session not interrupted ran its plan to the end
     failures = outcome.result.failures
     if strict:
         failures += [r for r in outcome.result.runs if r.status == RunStatus.TIMEOUT
@@ -476,6 +478,7 @@ def describe_command(language: str, write: bool) -> int:
     if impl.description_source != "binary":
         raise UsageError(f"{language} is not built, or its build cannot describe itself: "
                          f"{impl.description_error or 'run `concbench build ' + language + '`'}")
+    assert impl.description is not None   # described by its binary
     text = json.dumps(impl.description.raw, indent=1, ensure_ascii=False) + "\n"
     if write:
         path = describe.snapshot_path(impl.folder)
@@ -504,8 +507,8 @@ def check_command(names: tuple[str, ...], db: Path | None) -> int:
         if model and (name not in catalog.variants):
             raise UsageError(f"unknown variant '{name}' (known: {', '.join(sorted(catalog.variants))})")
         if model:
-            models = wanted.get(language) or set()
-            wanted[language] = models | {model}
+            chosen = wanted.get(language) or set()
+            wanted[language] = chosen | {model}
         else:
             wanted[language] = None
     if not names:
@@ -1019,7 +1022,7 @@ def slurm_resubmit(folder) -> int:
 # -- main --------------------------------------------------------------------------------
 
 
-def _one_line(message: str) -> str:
+def _one_line(message: object) -> str:
     return " ".join(str(message).split())
 
 

@@ -25,6 +25,7 @@ import json
 import subprocess
 import tomllib
 from collections import defaultdict
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -221,6 +222,7 @@ class SchemaCheckingExecutor:
 
 
 def check_rejections(catalog: Catalog, impl: Implementation, models: set[str], rows: Rows) -> None:
+    assert impl.description is not None   # check() asks only a binary that describes itself
     cases = [*argument_cases(catalog, impl.description), *rejections(catalog, impl.description, models)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(pool.map(lambda case: refused(impl, case), cases))
@@ -258,16 +260,17 @@ def repeated(plan: list[Point], times: int = 3) -> list[Point]:
 
 def judge_runs(plan: list[Point], runs: list[RunRecord], rows: Rows) -> None:
     """Every planned point ran, verified (or stalled where the spec allows), with its metrics."""
-    by_point = defaultdict(list)
-    for run in runs:
-        by_point[(run.benchmark, run.variant, run.param, run.options_key)].append(run)
+    by_point: defaultdict[tuple, list[RunRecord]] = defaultdict(list)
+    for stored in runs:
+        by_point[(stored.benchmark, stored.variant, stored.param, stored.options_key)].append(stored)
     for point in plan:
         row = rows[point.benchmark.id]
         row.models.add(point.variant.model)
         options = dict(point.options)
         key = (point.benchmark.id, point.variant.name, point.param, options_text(point.options))
         where = f"{series_label(point.variant.name, point.shape)} {point.param}"
-        for run in by_point.get(key, []) or [None]:
+        ran: Sequence[RunRecord | None] = by_point.get(key, []) or [None]
+        for run in ran:
             row.runs += 1
             if run is None:
                 row.problems.append(f"{where}: did not run")

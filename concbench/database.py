@@ -154,7 +154,9 @@ class SqliteConnection:
 
     def insert(self, sql: str, params) -> int:
         """Runs an INSERT into a table with an id column; the new row's id."""
-        return self.db.execute(sql, params).lastrowid
+        row_id = self.db.execute(sql, params).lastrowid
+        assert row_id is not None   # an INSERT sets it
+        return row_id
 
     @contextmanager
     def transaction(self):

@@ -142,7 +142,8 @@ def parse(text: str, source: str) -> Description:
     benchmarks = data.get("benchmarks")
     if not isinstance(models, dict) or not isinstance(benchmarks, dict):
         raise CatalogError(f"{source}: describe needs the objects 'models' and 'benchmarks'")
-    params, served = {}, {}
+    params: dict[str, Domain] = {}
+    served: dict[str, dict[str, Served]] = {}
     for bench, entry in benchmarks.items():
         where = f"{source}: {bench}"
         if not isinstance(entry, dict) or "param" not in entry or not isinstance(entry.get("models"), dict):

@@ -35,7 +35,9 @@ def problems(benchmarks: dict[str, Benchmark], description: Description) -> list
     found = []
     for bench_id, models in description.served.items():
         bench = benchmarks.get(bench_id)
-        for model, served in models.items() if bench is not None else ():
+        if bench is None:
+            continue
+        for model, served in models.items():
             for option in bench.options.values():
                 problem = option_problem(model, option, served.options.get(option.name))
                 if problem:

@@ -10,6 +10,7 @@ so that a plan of many such points does not read as hundreds of hours."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .plan import Point
@@ -63,11 +64,12 @@ def duration(seconds: float) -> str:
 def _run_seconds(run: RunRecord, iterations: int) -> float:
     """An earlier run's wall time, scaled to the planned number of iterations where it ran another number."""
     ran = len(run.iterations)
+    assert run.wall_ns is not None   # estimate keeps only earlier runs with a wall time
     return run.wall_ns / 1e9 * (iterations / ran if ran else 1)
 
 
 def estimate(plan: list[Point], runs: int, store: Store, timeout_s: float | None = None,
-             done: list[RunRecord] = ()) -> Estimate:
+             done: Sequence[RunRecord] = ()) -> Estimate:
     """`runs` per point, less those already `done` (a resumed session's); `timeout_s`: the run's limit that
     replaces the per-iteration deadlines (`run --timeout`), as in the session."""
     run_limit_s = timeout_s or DEFAULT_RUN_TIMEOUT_S

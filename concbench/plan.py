@@ -121,7 +121,7 @@ def _shapes(variant: Variant, benchmark: Benchmark, requested: tuple[str, ...] |
     if requested is None:
         return list(declared) if all_shapes else [declared[0]]
     # Several shapes may be asked of several variants at once (shape=sync,task): each takes its own.
-    chosen = [shape for shape in requested if shape in declared]
+    chosen: list[str | None] = [shape for shape in requested if shape in declared]
     if not chosen:
         raise UsageError(
             f"{variant.name} has no shape '{','.join(requested)}' for {benchmark.id} (known: {', '.join(declared)})"

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as Bar
 
 from .plan import Point
@@ -24,7 +24,7 @@ class RichProgress(Progress):
     def __init__(self, console: Console) -> None:
         self.console = console
         self.bar: Bar | None = None
-        self.task = None
+        self.task: TaskID | None = None   # set with the bar
         self.current = ""
 
     @contextmanager
@@ -42,11 +42,11 @@ class RichProgress(Progress):
 
     def run_started(self, point: Point, run_index: int) -> None:
         self.current = f"{describe(point)} run {run_index + 1}"
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, description=escape(self.current))
 
     def iteration_done(self, point: Point, iteration: IterationRecord) -> None:
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.update(self.task, description=escape(
                 f"{self.current} · iteration {iteration.index + 1}/{point.iterations} {fmt_ns(iteration.ns)}"))
 
@@ -54,7 +54,7 @@ class RichProgress(Progress):
         (self.bar.console if self.bar is not None else self.console).print(escape(text), highlight=False)
 
     def run_finished(self, run: RunRecord) -> None:
-        if self.bar is not None:
+        if self.bar is not None and self.task is not None:
             self.bar.advance(self.task)
         failed = run.status not in (RunStatus.OK, RunStatus.SKIPPED)
         if failed or self.bar is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from .errors import ProtocolError
 
@@ -38,7 +39,7 @@ Event = Hello | Iteration | Metrics
 INT64 = range(-(1 << 63), 1 << 63)   # what the store's integer columns hold
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value in INT64
 
 
@@ -110,11 +111,11 @@ class Transcript:
             if event.protocol != PROTOCOL_VERSION:
                 raise ProtocolError(self.lines_seen, line, f"protocol {event.protocol} is not {PROTOCOL_VERSION}")
             # A wrong type is the schema's to name (conformance); a wrong name is another program answering.
-            said = (event.raw.get("language"), event.raw.get("model"))
-            if (self.language is not None and all(isinstance(x, str) for x in said)
-                    and said != (self.language, self.model)):
+            language, model = event.raw.get("language"), event.raw.get("model")
+            if (self.language is not None and isinstance(language, str) and isinstance(model, str)
+                    and (language, model) != (self.language, self.model)):
                 raise ProtocolError(self.lines_seen, line,
-                                    f"hello names {'/'.join(said)}, not {self.language}/{self.model} that was run")
+                                    f"hello names {language}/{model}, not {self.language}/{self.model} that was run")
             self.hello = event
         elif self.hello is None:
             raise ProtocolError(self.lines_seen, line, "hello must come first")

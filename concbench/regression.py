@@ -72,7 +72,7 @@ def classify(comparison: stats.RunLevelComparison, threshold: float) -> tuple[st
         return "slower", None
     if high is not None and high < lower:
         return "faster", None
-    if low is not None and low >= lower and high <= upper:
+    if low is not None and high is not None and low >= lower and high <= upper:   # (None together)
         return "unchanged", None
     # How far the estimate is from the nearer edge of the band decides how many runs it takes; an
     # estimate on the edge itself takes as many as a change of the threshold's size (not infinitely many).
@@ -144,23 +144,25 @@ def _apart(first: float, second: float, first_runs: tuple, second_runs: tuple) -
     if len(first_runs) < 2 or len(second_runs) < 2:
         return True
     within = stats.compare_runs(first_runs, second_runs)
+    assert within.ratio_low is not None and within.ratio_high is not None   # two runs a side give an interval
     return not (within.ratio_low <= 1 <= within.ratio_high)
 
 
 def agreement(changes: list[SeriesChange]) -> Agreement:
-    paired = [c for c in changes if c.median_a_ns and c.median_b_ns]
-    ratios = [c.median_b_ns / c.median_a_ns for c in paired]
-    points: dict[tuple, list[SeriesChange]] = defaultdict(list)
-    for change in paired:
+    # The series both sessions measured, each with its two medians.
+    paired = [(c, a, b) for c in changes if (a := c.median_a_ns) and (b := c.median_b_ns)]
+    ratios = [b / a for _, a, b in paired]
+    points: dict[tuple, list[tuple[SeriesChange, float, float]]] = defaultdict(list)
+    for change, a, b in paired:
         benchmark, _, options, param, cores = change.key
         rest = " ".join(o for o in options.split() if not o.startswith("shape="))
-        points[(benchmark, rest, param, cores)].append(change)
+        points[(benchmark, rest, param, cores)].append((change, a, b))
     same = ties = contested = 0
     for group in points.values():
         if len(group) < 2:
             continue
         contested += 1
-        fastest_a, fastest_b = min(group, key=lambda c: c.median_a_ns), min(group, key=lambda c: c.median_b_ns)
+        fastest_a, fastest_b = min(group, key=lambda p: p[1])[0], min(group, key=lambda p: p[2])[0]
         same += fastest_a is fastest_b
         ties += fastest_a is not fastest_b and _tied(fastest_a, fastest_b)
     return Agreement(len(paired), sum(1 for r in ratios if abs(r - 1) <= 0.10),
@@ -169,8 +171,8 @@ def agreement(changes: list[SeriesChange]) -> Agreement:
 
 def runs_for_change(changes: list[SeriesChange], change: float = DEFAULT_THRESHOLD) -> int | None:
     """The most runs per session any compared series needs for a change of this size to stand out."""
-    needs = [c.comparison.runs_to_resolve(change) for c in changes if c.comparison is not None]
-    needs = [n for n in needs if n is not None]
+    each = [c.comparison.runs_to_resolve(change) for c in changes if c.comparison is not None]
+    needs = [n for n in each if n is not None]
     return max(needs) if needs else None
 
 

@@ -137,6 +137,7 @@ class _Run:
         self.stderr_tail = bytearray()
         self.stdout_bytes = 0
         self.group: cgroups.RunGroup | None = None   # the run's control groups, where the machine gives them
+        self.report_fd: int | None = None            # the launcher's report pipe, where there is a launcher
 
     def start(self) -> subprocess.Popen | None:
         spec = self.spec
@@ -229,8 +230,10 @@ class _Run:
     def pump(self, proc: subprocess.Popen) -> None:
         spec, record = self.spec, self.record
         selector = selectors.DefaultSelector()
-        fds = {proc.stdout.fileno(): "stdout", proc.stderr.fileno(): "stderr"}
-        if self.launcher is not None:
+        stdout, stderr = proc.stdout, proc.stderr
+        assert stdout is not None and stderr is not None   # start() opens both as pipes
+        fds = {stdout.fileno(): "stdout", stderr.fileno(): "stderr"}
+        if self.report_fd is not None:   # there is a launcher
             fds[self.report_fd] = "report"
         for fd in fds:
             os.set_blocking(fd, False)
@@ -292,9 +295,9 @@ class _Run:
             self._end_groups()
             self._drain(selector, fds)
             selector.close()
-            for stream in (proc.stdout, proc.stderr):
+            for stream in (stdout, stderr):
                 stream.close()
-            if self.launcher is not None:
+            if self.report_fd is not None:
                 os.close(self.report_fd)
         self._finish(proc, time.monotonic_ns() - t0)
 
@@ -349,7 +352,7 @@ class _Run:
 
     def _drain(self, selector: selectors.BaseSelector, fds: dict[int, str]) -> None:
         """Read what is left in the pipes without blocking."""
-        for fd in list(selector.get_map() or ()):
+        for fd in [key.fd for key in (selector.get_map() or {}).values()]:   # the map's keys are these fds
             try:
                 while chunk := os.read(fd, 65536):
                     if fds[fd] == "stderr":

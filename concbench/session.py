@@ -12,7 +12,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 
@@ -201,7 +201,7 @@ class Session:
             message=f"skipped: {point.benchmark.param_name}={after} timed out",
         )
 
-    def run_plan(self, session_id: int, plan: list[Point], stored: list[RunRecord] = ()) -> SessionResult:
+    def run_plan(self, session_id: int, plan: list[Point], stored: Sequence[RunRecord] = ()) -> SessionResult:
         """Rounds of the whole plan, each in its own shuffled order (settings.seed), so that slow drift or a
         disturbed phase of the machine favours no variant and falls on a few runs of many points. `stored`: the
         runs a resumed session already holds; they are not run again, and their timeouts still skip larger
@@ -390,6 +390,8 @@ class Guard:
     def _read(self, kind: Kind, again: bool = True) -> ProbeRecord | None:
         """A reading, stored; the runs since the previous one judged by the two (with `again`, a disturbed one is
         queued to run again). A probe that fails is left off for the rest of the session (said once)."""
+        if self.probe is None:   # it failed in the run just made (run_quiet's, with probe_every_s 0): no reading
+            return None
         try:
             reading = self.watch.add(self.probe.read(kind))
         except ProbeError as error:
@@ -399,6 +401,7 @@ class Guard:
         self.session.store.record_probe(self.session_id, reading)
         if kind != Kind.BASELINE:
             for point, run in self.pending:
+                assert self.before is not None   # runs are pending only once there is a reading before them
                 run.disturbed, run.probe_ratio = self.watch.judge(self.before, reading)
                 self.session.store.update_probe(run)
                 if again and run.disturbed and run.attempt + 1 < self.settings.attempts and run.status == RunStatus.OK:

@@ -14,6 +14,7 @@ import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -204,7 +205,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _submit(job: Job, tools: SlurmTools, shards: list[int], waits_also_for: list[str] = ()) -> Submission:
+def _submit(job: Job, tools: SlurmTools, shards: list[int], waits_also_for: Sequence[str] = ()) -> Submission:
     """An array of `shards`, and a merge job that starts once it (and `waits_also_for`) ended well."""
     array = tools.submit(job.folder / SHARD_SCRIPT, f"--array={','.join(map(str, shards))}")
     try:

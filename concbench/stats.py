@@ -256,8 +256,8 @@ def _kde_dip(xs: np.ndarray) -> str | None:
     h = max(1.06 * sd * n ** -0.2, _resolution(xs))
     grid = np.linspace(xs[0] - 3.0 * h, xs[-1] + 3.0 * h, _KDE_GRID)
     f = np.zeros_like(grid)
-    for i in range(0, n, 4096):  # chunks keep memory bounded for long series
-        chunk = xs[i:i + 4096]
+    for start in range(0, n, 4096):  # chunks keep memory bounded for long series
+        chunk = xs[start:start + 4096]
         f += np.exp(-0.5 * ((grid[:, None] - chunk[None, :]) / h) ** 2).sum(axis=1)
     mass = np.cumsum(f) / f.sum()
     peak_left = np.maximum.accumulate(f)

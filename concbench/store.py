@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import get_args, get_origin, get_type_hints
+from typing import TypeGuard, get_args, get_origin, get_type_hints
 
 from .database import Dialect, Target, connect, is_server, redact, shown
 from .errors import UsageError
@@ -172,7 +172,7 @@ def _migratable(version: str) -> bool:
     return version.isdigit() and int(version) in MIGRATIONS
 
 
-def _settled(version: str | None) -> bool:
+def _settled(version: str | None) -> TypeGuard[str]:
     """A version that set-up leaves as it is: the current one, or one no migration leads from (refused whole)."""
     return version is not None and (version == str(SCHEMA_VERSION) or not _migratable(version))
 
@@ -230,6 +230,7 @@ class Store:
             if found is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 return str(SCHEMA_VERSION)
+            assert version is not None   # it was found, and migrations only count it up
             self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
             return version
 
@@ -358,24 +359,25 @@ class Store:
         )
         runs = []
         for row in cursor.fetchall():
+            run_id: int = row[0]
             fields = {c: _from_sql(_RUN_TYPES[c], v) for c, v in zip(_RUN_COLUMNS, row[4:])}
             run = RunRecord(
                 options=json.loads(row[1]), argv=json.loads(row[2]),
-                hello=json.loads(row[3]) if row[3] else None, id=row[0], **fields,
+                hello=json.loads(row[3]) if row[3] else None, id=run_id, **fields,
             )
             run.iterations = [
                 IterationRecord(i, ns, result, verdict, bool(warm))
                 for i, ns, result, verdict, warm in self.db.execute(
                     "SELECT idx, ns, result, verdict, warmup FROM iterations WHERE run_id = ? ORDER BY idx",
-                    (run.id,),
+                    (run_id,),
                 )
             ]
             run.metrics = dict(self.db.execute("SELECT name, value FROM metrics WHERE run_id = ? ORDER BY name",
-                                               (run.id,)))
+                                               (run_id,)))
             if with_samples:
-                run.samples = self.samples(run.id)
-                run.threads = self.threads(run.id)
-                run.waits = self.waits(run.id)
+                run.samples = self.samples(run_id)
+                run.threads = self.threads(run_id)
+                run.waits = self.waits(run_id)
             runs.append(run)
         return runs
 

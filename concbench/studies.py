@@ -56,11 +56,13 @@ class Sweep(StrEnum):
 
 def choice(vocabulary: type[E], value: object, where: str, key: str) -> E:
     """`value` as a member of `vocabulary`, or a CatalogError naming the file, the key and the known values."""
-    try:
-        return vocabulary(value)
-    except ValueError:
-        known = ", ".join(repr(str(m)) for m in vocabulary if str(m))
-        raise CatalogError(f"{where}: {key} = {value!r} is not one of {known}") from None
+    if isinstance(value, str):   # the members' values are strings: nothing else names one
+        try:
+            return vocabulary(value)
+        except ValueError:
+            pass
+    known = ", ".join(repr(str(m)) for m in vocabulary if str(m))
+    raise CatalogError(f"{where}: {key} = {value!r} is not one of {known}")
 
 
 @dataclass(frozen=True)

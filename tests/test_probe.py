@@ -24,7 +24,7 @@ from concbench import probe as probes
 from concbench import runner, toolchains
 from concbench import session as session_module
 from concbench.plan import Request, make_plan
-from concbench.probe import BAND, Kind, Probe, Reference, Watch, quiet
+from concbench.probe import BAND, Kind, Probe, ProbeError, Reference, Watch, quiet
 from concbench.records import ProbeRecord, RunStatus, counted
 from concbench.report.machine import machine_lines
 from concbench.report.summary import summarise
@@ -218,6 +218,31 @@ def test_a_machine_that_never_reads_quiet_again_gives_a_claims_points_no_more_ru
     result, store, session_id = _scripted(catalog, tmp_path, ScriptedProbe(lambda n: n > 6), needed=3, attempts=1)
     assert time.monotonic() - started < 30
     assert max(r.run_index for r in store.runs(session_id)) == 2
+
+
+class BreakingProbe(ScriptedProbe):
+    """Scripted readings until the `breaks_at`-th, which fails as a probe that cannot run any more does."""
+
+    def __init__(self, breaks_at: int, **script) -> None:
+        super().__init__(**script)
+        self.breaks_at = breaks_at
+
+    def read(self, kind: Kind) -> ProbeRecord:
+        if self.count + 1 == self.breaks_at:
+            self.count += 1
+            raise ProbeError("the probe broke")
+        return super().read(kind)
+
+
+def test_a_probe_that_breaks_at_any_reading_leaves_the_rest_unjudged_and_the_session_whole(catalog, tmp_path):
+    # Readings 7 and 8 disturbed, so that runs are made again after quiet readings (run_quiet's reading after its
+    # run among them): wherever the probe breaks, every run is stored and the session ends.
+    for breaks_at in range(1, 24):
+        machine = BreakingProbe(breaks_at, disturbed=lambda n: n in (7, 8), share=1.0)
+        result, store, session_id = _scripted(catalog, tmp_path / str(breaks_at), machine, needed=3, attempts=1)
+        stored = store.runs(session_id)
+        assert all(r.status == RunStatus.OK for r in stored), breaks_at
+        assert {(p, i) for p in ("5", "10") for i in range(3)} <= {(r.param, r.run_index) for r in stored}, breaks_at
 
 
 # -- the guard on a real program, the machine disturbed on purpose --------------------------------

@@ -33,6 +33,8 @@ def best_pairs(rows: list[SeriesSummary], faithful_shape: Callable[[str, str], s
         if not (row.shape or "").startswith(BEST_PREFIX):
             continue
         faithful = faithful_shape(row.benchmark, row.variant)
+        if faithful is None:    # no faithful shape declared: nothing to pair with
+            continue
         twin = by_point.get((row.benchmark, row.variant, row.param, row.options, row.cores, faithful))
         if twin is not None:
             pairs.append(BestPair(twin, row))

@@ -27,7 +27,7 @@ def every_pair(runs: list[RunRecord]) -> list[tuple[str, str]]:
 def named_pairs(rows: list[SeriesSummary], comparisons: Sequence[tuple[str, str]]) -> list[PairComparison]:
     """The series of each named pair; a side names a variant (its every shape takes part) or one
     `variant [shape]` label, as studies do."""
-    pairs = []
+    pairs: list[PairComparison] = []
     for a, b in dict.fromkeys((str(a), str(b)) for a, b in comparisons):
         found = pair_series(rows, a.split(" [")[0], b.split(" [")[0])
         pairs.extend(p for p in found if ("[" not in a or p.a.label == a) and ("[" not in b or p.b.label == b))

@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -130,8 +132,14 @@ def run_figure(run: RunRecord, statistic: Statistic) -> float | None:
     return float(np.mean(measured) if statistic == Statistic.MEAN else np.median(measured)) / 1e9
 
 
-AGGREGATE = {Statistic.MEAN: np.mean, Statistic.MEDIAN: np.median, Statistic.MIN_WALL: np.min,
-             Statistic.COMMUNICATION: np.median}
+class Aggregate(Protocol):
+    """A numpy reduction: over an array, or along an axis of one (the bootstrap's vectorised resamples)."""
+
+    def __call__(self, a: np.ndarray, axis: int | None = None) -> Any: ...
+
+
+AGGREGATE: dict[Statistic, Aggregate] = {Statistic.MEAN: np.mean, Statistic.MEDIAN: np.median,
+                                         Statistic.MIN_WALL: np.min, Statistic.COMMUNICATION: np.median}
 
 
 @dataclass(frozen=True)
@@ -247,6 +255,7 @@ def _position(cell: Cell, axis: Axis) -> float:
 
 def _scaling(claim: Claim, figures: dict[Cell, CellFigures]) -> Finding:
     cells = claim.cells
+    text: Callable[[float], str]
     if claim.measure == "speedup":
         first, last = figures[cells[0]], figures[cells[-1]]
         estimate, draws, what = first.estimate / last.estimate, first.draws / last.draws, "speed-up"
@@ -282,7 +291,9 @@ def _earlier(row: SeriesSummary, rows: list[SeriesSummary], event: Event) -> str
 
 
 def _event(claim: Claim, located: dict[Cell, SeriesSummary], rows: list[SeriesSummary]) -> Finding:
-    runs, skipped = [], []
+    assert claim.event is not None   # an event claim names its event (claims.NEEDED, checked on load)
+    runs: list[RunRecord] = []
+    skipped: list[str] = []
     for cell in claim.cells:
         row = located[cell]
         runs += [run for run in row.runs if run.status != RunStatus.SKIPPED]
@@ -291,13 +302,13 @@ def _event(claim: Claim, located: dict[Cell, SeriesSummary], rows: list[SeriesSu
             skipped += [f"{cell.param} after a {claim.event} at {earlier}"
                         for run in row.runs if run.status == RunStatus.SKIPPED]
     seen = sum(1 for run in runs if shows(run, claim.event)) + len(skipped)
-    ours = f"{claim.event} in {seen} of {len(runs) + len(skipped)} runs" + (
+    total = len(runs) + len(skipped)   # a skipped size counts as a run that showed the event
+    ours = f"{claim.event} in {seen} of {total} runs" + (
         f" ({len(skipped)} skipped: {skipped[0]})" if skipped else "")
-    runs = runs + skipped
     if claim.expected:
-        holds, fails = runs and seen == len(runs), seen == 0 and len(runs) >= claim.runs
+        holds, fails = total > 0 and seen == total, seen == 0 and total >= claim.runs
     else:
-        holds, fails = seen == 0 and len(runs) >= claim.runs, seen > 0
+        holds, fails = seen == 0 and total >= claim.runs, seen > 0
     outcome = Outcome.REPRODUCES if holds else Outcome.FAILS if fails else Outcome.INCONCLUSIVE
     why = "" if outcome != Outcome.INCONCLUSIVE else (
         f"{claim.runs} runs or more are needed to say it never happens" if seen == 0 else "some runs show it, some do not")
@@ -313,10 +324,11 @@ def _judge_one(claim: Claim, rows: list[SeriesSummary], context: Context) -> Fin
         if claim.kind == Kind.EVENT:
             return replace(_event(claim, located, rows), series=series)
         seed = zlib.crc32(claim.id.encode())
-        figures = {cell: cell_figures(row, claim.statistic, seed + i) for i, (cell, row) in enumerate(located.items())}
-        empty = [cell.name for cell, f in figures.items() if f is None]
-        if empty:
-            statuses = "; ".join(f"{cell.name}: {located[cell].statuses_text}" for cell, f in figures.items() if f is None)
+        computed = {cell: cell_figures(row, claim.statistic, seed + i) for i, (cell, row) in enumerate(located.items())}
+        figures = {cell: f for cell, f in computed.items() if f is not None}
+        if len(figures) < len(computed):
+            statuses = "; ".join(f"{cell.name}: {located[cell].statuses_text}"
+                                 for cell, f in computed.items() if f is None)
             none = ("no run leaving communication time (T > its compute_ns)" if claim.statistic == Statistic.COMMUNICATION
                     else "no finished run")
             return Finding(claim, Outcome.INCONCLUSIVE, "", f"{none} of {statuses}", series=series)
@@ -346,11 +358,11 @@ def holm(p_values: list[float]) -> list[float]:
 def judge_claims(claims: tuple[Claim, ...], rows: list[SeriesSummary], context: Context) -> list[Finding]:
     """Every claim's verdict. The statistical ones (all but events) with both p-values are corrected together."""
     found = [_judge_one(claim, rows, context) for claim in claims]
-    tested = [i for i, f in enumerate(found) if f.p_holds is not None and f.p_fails is not None]
-    adjusted = holm([min(found[i].p_holds, found[i].p_fails) for i in tested])
-    for i, p in zip(tested, adjusted):
+    tested = [(i, f.p_holds, f.p_fails) for i, f in enumerate(found) if f.p_holds is not None and f.p_fails is not None]
+    adjusted = holm([min(p_holds, p_fails) for _, p_holds, p_fails in tested])
+    for (i, p_holds, p_fails), p in zip(tested, adjusted):
         f = found[i]
-        holds = f.p_holds <= f.p_fails
+        holds = p_holds <= p_fails
         if p <= ALPHA:
             outcome = Outcome.REPRODUCES if holds else Outcome.FAILS
             why = f.why

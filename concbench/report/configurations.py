@@ -46,6 +46,12 @@ class Rebuilt:
     ours_means: dict[str, Mean | None]   # per published column; None where ours has no counterpart
     theirs_means: dict[str, Mean]
 
+    @property
+    def spec(self) -> TableFromOurs:
+        """The table's [published.ours], which its rows were rebuilt from."""
+        assert self.table.ours is not None    # rebuild() refuses a table without one
+        return self.table.ours
+
 
 def _series_by_value(spec: TableFromOurs, task: str, rows: list[SeriesSummary]) -> dict[str, SeriesSummary]:
     """Option value -> the series of one task. Of the series that set the option to a column's value, the
@@ -90,8 +96,8 @@ def _normalised(figures: dict[str, Figure]) -> dict[str, Figure]:
     return {c: Figure(f.value / fastest) if f.value is not None else f for c, f in figures.items()}
 
 
-def _task_row(table: PublishedTable, published: tuple[str, ...], rows: list[SeriesSummary]) -> TaskRow:
-    spec = table.ours
+def _task_row(table: PublishedTable, spec: TableFromOurs, published: tuple[str, ...],
+              rows: list[SeriesSummary]) -> TaskRow:
     task = published[0]
     found = _series_by_value(spec, task, rows)
     ours = {column: _figure(found.get(value), spec.quantity) for column, value in spec.columns.items()}
@@ -118,16 +124,17 @@ def rebuild(table: PublishedTable, rows: list[SeriesSummary]) -> Rebuilt:
     spec = table.ours
     if spec is None:
         raise ValueError(f"published table '{table.title}' has no [published.ours]")
-    task_rows = tuple(_task_row(table, published, rows) for published in table.rows)
+    task_rows = tuple(_task_row(table, spec, published, rows) for published in table.rows)
     ours_means: dict[str, Mean | None] = {}
     theirs_means: dict[str, Mean] = {}
     for column in table.columns[1:]:
         if column in spec.columns:
-            both = [r for r in task_rows if r.ours[column].value is not None
-                    and published_number(r.theirs[column]) is not None]
-            ours_means[column] = _mean([r.ours[column].value for r in both], len(task_rows))
+            both = [(o, t) for r in task_rows if (o := r.ours[column].value) is not None
+                    and (t := published_number(r.theirs[column])) is not None]
+            ours_means[column] = _mean([o for o, _ in both], len(task_rows))
+            theirs = [t for _, t in both]
         else:
-            both = [r for r in task_rows if r.measured and published_number(r.theirs[column]) is not None]
+            theirs = [t for r in task_rows if r.measured and (t := published_number(r.theirs[column])) is not None]
             ours_means[column] = None
-        theirs_means[column] = _mean([published_number(r.theirs[column]) for r in both], len(task_rows))
+        theirs_means[column] = _mean(theirs, len(task_rows))
     return Rebuilt(table, task_rows, ours_means, theirs_means)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,8 +35,8 @@ class Evidence:
     busy_peak: int | None            # most threads that used CPU within one sample interval
     asleep_share: float | None       # share of samples with no thread running or runnable
     runnable_per_core: float | None  # threads running or runnable per core, the mean over the samples
-    rss_early: int | None            # resident bytes once the first iteration ended, and at the end
-    rss_late: int | None
+    rss_early: float | None          # resident bytes once the first iteration ended, and at the end (medians)
+    rss_late: float | None
     stalled_runs: int
     runs: int
     # Coverage: the fewest thread-state samples any run has, and the most threads the observer did not follow.
@@ -66,7 +67,7 @@ class Evidence:
         return self.rss_late / self.rss_early
 
 
-def _median(values) -> float | None:
+def _median(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return float(np.median(present)) if present else None
 

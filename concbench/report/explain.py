@@ -153,7 +153,10 @@ def _coverage(e: Evidence, gaps: bool = True) -> str:
 def _waits_on(e: Evidence) -> str:
     """The wait most sleeping threads were found in, where several share one: a futex is one lock (or
     condition) at its address."""
-    if e.top_wait is None or e.top_wait_threads < WAIT_THREADS:
+    if e.top_wait is None:
+        return ""
+    assert e.top_wait_threads is not None and e.top_wait_share is not None   # evidence._top_wait sets all three
+    if e.top_wait_threads < WAIT_THREADS:
         return ""
     what = ": one lock or condition" if e.top_wait.startswith("futex") else ""
     return (f"; {e.top_wait_threads} sleeping threads found waiting in {e.top_wait} ({_pct(e.top_wait_share)} "
@@ -200,11 +203,11 @@ def _widest(d: Diagnosis) -> Point | None:
 
 def _karp_flatt_trend(d: Diagnosis) -> tuple[str, str]:
     """How e moves as the parallelism grows (the reading Karp–Flatt is made for), and why it is weak, if so."""
-    judged = [p for p in d.points[1:] if p.karp_flatt is not None]
+    judged = [e for p in d.points[1:] if (e := p.karp_flatt) is not None]
     if len(judged) < 2:
         return "", "two points only: Karp–Flatt read from one speedup"
-    values = ", ".join(f"{p.karp_flatt:.2f}" for p in judged)
-    rise = judged[-1].karp_flatt - judged[0].karp_flatt
+    values = ", ".join(f"{e:.2f}" for e in judged)
+    rise = judged[-1] - judged[0]
     if rise > KARP_FLATT_RISE:
         return f"; e rises along the sweep ({values}): overhead that grows with the parallelism", ""
     if rise < -KARP_FLATT_RISE:
@@ -215,8 +218,10 @@ def _karp_flatt_trend(d: Diagnosis) -> tuple[str, str]:
 def _scaling_fraction(d: Diagnosis, busy: bool) -> Fired | None:
     """serial (busy False) and overhead (busy True): e ≥ SERIAL_FRACTION at the widest point, the cores idle or busy."""
     p = _widest(d)
-    if p is None or p.evidence.cpu_cores is None or p.karp_flatt < SERIAL_FRACTION:
+    # _widest returns a point with its karp_flatt, which _points computes from the speedup.
+    if p is None or p.evidence.cpu_cores is None or p.karp_flatt is None or p.karp_flatt < SERIAL_FRACTION:
         return None
+    assert p.speedup is not None
     e = p.evidence
     if _busy(e) != busy:
         return None
@@ -268,16 +273,16 @@ def _apart(first: Point, p: Point) -> bool | None:
 
 def _slowdown(d: Diagnosis) -> Fired | None:
     first = d.points[0]
-    slower = [p for p in d.points[1:] if p.speedup is not None and p.speedup < SLOWDOWN_SPEEDUP
+    slower = [(speedup, p) for p in d.points[1:] if (speedup := p.speedup) is not None and speedup < SLOWDOWN_SPEEDUP
               and p.parallelism is not None and p.parallelism > 1 and _apart(first, p) is not False]
     if not slower:
         return None
-    worst = min(slower, key=lambda p: p.speedup)
+    speedup, worst = min(slower, key=lambda sp: sp[0])
     cpu = f"; {_cores_text(worst.evidence)}" if worst.evidence.cpu_cores is not None else ""
     weak = "" if _apart(first, worst) else "no interval of a median (fewer than 3 iterations)"
-    return Fired(1 / worst.speedup, f"{d.dimension}={worst.value} takes {1 / worst.speedup:.2f}× as long as "
-                 f"{d.dimension}={first.value} (speedup {worst.speedup:.2f}){cpu}",
-                 f"speedup {worst.speedup:.2f} < {SLOWDOWN_SPEEDUP}, the medians' intervals apart",
+    return Fired(1 / speedup, f"{d.dimension}={worst.value} takes {1 / speedup:.2f}× as long as "
+                 f"{d.dimension}={first.value} (speedup {speedup:.2f}){cpu}",
+                 f"speedup {speedup:.2f} < {SLOWDOWN_SPEEDUP}, the medians' intervals apart",
                  f"{d.dimension}={worst.value}", weak)
 
 
@@ -330,12 +335,14 @@ def _handoff(point: Point, d: Diagnosis) -> Fired | None:
 
 def _memory(point: Point, d: Diagnosis) -> Fired | None:
     e = point.evidence
-    growth_factor = e.rss_growth
-    if growth_factor is None or growth_factor < MEMORY_GROWTH or e.rss_late - e.rss_early < MEMORY_GROWTH_BYTES:
+    growth_factor, early, late = e.rss_growth, e.rss_early, e.rss_late
+    # (rss_growth is None unless both sizes are known: their checks are for the type checker)
+    if (growth_factor is None or early is None or late is None or growth_factor < MEMORY_GROWTH
+            or late - early < MEMORY_GROWTH_BYTES):
         return None
-    return Fired(growth_factor, f"resident size {fmt_bytes(int(e.rss_early))} after the first iteration, "
-                 f"{fmt_bytes(int(e.rss_late))} at the end (×{growth_factor:.1f})",
-                 f"×{growth_factor:.1f} ≥ ×{MEMORY_GROWTH:g} and {fmt_bytes(int(e.rss_late - e.rss_early))} ≥ "
+    return Fired(growth_factor, f"resident size {fmt_bytes(int(early))} after the first iteration, "
+                 f"{fmt_bytes(int(late))} at the end (×{growth_factor:.1f})",
+                 f"×{growth_factor:.1f} ≥ ×{MEMORY_GROWTH:g} and {fmt_bytes(int(late - early))} ≥ "
                  f"{fmt_bytes(MEMORY_GROWTH_BYTES)} more")
 
 
@@ -480,7 +487,7 @@ def _points(dimension: str, members: list[tuple[str, SeriesSummary]], scaling: b
     return tuple(points)
 
 
-def _option_values(rows: list[SeriesSummary], key: str) -> set[str]:
+def _option_values(rows: list[SeriesSummary], key: str) -> set[str | None]:
     return {r.runs[0].options.get(key) for r in rows}
 
 
@@ -512,8 +519,8 @@ def _judge(d: Diagnosis) -> Diagnosis:
                                      result.weak))
         if rule.sweep is not None and (result := rule.sweep(d)) is not None:
             found.append(Finding(rule, result.text, result.strength, result.at, True, result.crossed, result.weak))
-    fired = {f.rule.name for f in found if not f.weak}
-    found = [f for f in found if not fired.intersection(f.rule.unless)]
+    fired_names = {f.rule.name for f in found if not f.weak}
+    found = [f for f in found if not fired_names.intersection(f.rule.unless)]
     found.sort(key=lambda f: (f.rule.symptom, bool(f.weak), not f.at_widest, RANK[f.rule.name], -f.strength))
     return replace(d, findings=tuple(found))
 

@@ -12,7 +12,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from enum import StrEnum
 
@@ -68,7 +68,7 @@ def _dumps(document) -> str:
     return json.dumps(_finite(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def to_json(session: SessionRecord, runs: list[RunRecord], probes: list[ProbeRecord] = ()) -> str:
+def to_json(session: SessionRecord, runs: list[RunRecord], probes: Sequence[ProbeRecord] = ()) -> str:
     document = {"format_version": JSON_FORMAT_VERSION, "session": _session_dict(session),
                 "runs": [run_dict(run) for run in runs], "probes": [asdict(reading) for reading in probes]}
     return _dumps(document)

@@ -198,7 +198,8 @@ def _family_means(study: Study, figures: Figures, entrant: str, cores: dict[str,
                 keys = present or keys
             out[name] = _mean(source, keys)
     parts = [out[f.name].value for f in study.families]
-    out["overall"] = Mean(geometric_mean(parts) if all(parts) else None, sum(1 for p in parts if p),
+    known = [p for p in parts if p]
+    out["overall"] = Mean(geometric_mean(known) if len(known) == len(parts) else None, len(known),
                           len(parts))
     return out
 
@@ -256,4 +257,8 @@ def rankings(study: Study, benchmark: str, cores: int | None, ours: Figures,
     by our times, and by the source's."""
     both = [e.name for e in study.entrants
             if (benchmark, e.name, cores, "T") in ours and (benchmark, e.name, cores, "T") in theirs]
-    return tuple(sorted(both, key=lambda name: side[(benchmark, name, cores, "T")]) for side in (ours, theirs))
+
+    def fastest_first(side: Figures) -> list[str]:
+        return sorted(both, key=lambda name: side[(benchmark, name, cores, "T")])
+
+    return fastest_first(ours), fastest_first(theirs)

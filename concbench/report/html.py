@@ -30,6 +30,7 @@ from string import Template
 from ..catalog import Benchmark, Catalog, value_order
 from ..files import write_whole
 from ..records import RunRecord, RunStatus, SessionRecord, options_text, series_label
+from ..stats import Summary
 from . import plots
 from .best import best_pairs
 from .choice import named_pairs, runs_to_draw
@@ -90,9 +91,11 @@ def _model(variant: str) -> str:
 
 def _cpu_list(cpus: Sequence[int]) -> str:
     """[0, 1, 2, 5] -> '0-2,5'."""
-    parts, start, prev = [], None, None
+    parts: list[str] = []
+    start: int | None = None
+    prev: int | None = None
     for cpu in sorted(cpus):
-        if start is None:
+        if start is None or prev is None:   # (the two are set together)
             start = prev = cpu
         elif cpu == prev + 1:
             prev = cpu
@@ -186,7 +189,7 @@ def series_colours(runs: list[RunRecord], catalog: Catalog) -> dict[str, str]:
 
 
 def _toolchain_rows(toolchains) -> list[tuple[str, str]]:
-    out = []
+    out: list[tuple[str, str]] = []
     if not isinstance(toolchains, dict):
         return out
     for language, info in sorted(toolchains.items()):
@@ -212,7 +215,7 @@ def _heading(session: SessionRecord, runs: list[RunRecord], benchmarks: list[str
     env = session.environment or {}
     cpus = env.get("cpus_allowed") or []
     cores_used = sorted({r.cores for r in runs})
-    counts = defaultdict(int)
+    counts: defaultdict[str, int] = defaultdict(int)
     for run in runs:
         counts[str(run.status)] += 1
     when = _e(session.started_at) + (f" – {_e(session.ended_at)}" if session.ended_at else "")
@@ -323,23 +326,24 @@ def _series_name(row: SeriesSummary, line_keys: set[str], multi_cores: bool) -> 
 
 
 def _time_section(benchmark: str, rows: list[SeriesSummary], colours, param_name: str, multi_cores: bool) -> str:
-    measured = [r for r in rows if r.stats is not None and _numeric(r.param) is not None]
-    if len({r.param for r in measured}) < 2:
+    # Each series with its parameter as a number and its statistics.
+    measured = [(r, x, r.stats) for r in rows if r.stats is not None and (x := _numeric(r.param)) is not None]
+    if len({r.param for r, _, _ in measured}) < 2:
         return ""
     line_keys = _line_options(rows)
     cores_order = sorted({r.cores for r in rows})
-    groups: dict[tuple, list[SeriesSummary]] = defaultdict(list)
-    for row in measured:
+    groups: dict[tuple, list[tuple[SeriesSummary, float, Summary]]] = defaultdict(list)
+    for row, x, stats in measured:
         opts = tuple(sorted((k, v) for k, v in row.runs[0].options.items() if k in line_keys))
-        groups[(row.label, opts, row.cores)].append(row)
+        groups[(row.label, opts, row.cores)].append((row, x, stats))
     lines = []
     for (label, _opts, cores), members in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1], g[0][2])):
-        members.sort(key=lambda r: _numeric(r.param))
+        members.sort(key=lambda m: m[1])
         style_index = cores_order.index(cores)
         lines.append(plots.Line(
-            name=_series_name(members[0], line_keys, multi_cores), colour=colours.get(label, "#333"),
-            xs=[_numeric(r.param) for r in members], ys=[r.stats.median for r in members],
-            low=[r.stats.median_ci_low for r in members], high=[r.stats.median_ci_high for r in members],
+            name=_series_name(members[0][0], line_keys, multi_cores), colour=colours.get(label, "#333"),
+            xs=[x for _, x, _ in members], ys=[s.median for _, _, s in members],
+            low=[s.median_ci_low for _, _, s in members], high=[s.median_ci_high for _, _, s in members],
             style=plots.linestyle(style_index), marker=plots.marker(style_index)))
     key = f"time-{benchmark}"
     svg = plots.time_plot(key, lines, param_name)
@@ -406,18 +410,20 @@ def _scaling_section(benchmark: str, rows: list[SeriesSummary], colours, param_n
         panel = plots.ScalingPanel(f"{param_name} = {param}")
         for i, table in enumerate(sorted(by_param[param], key=lambda t: t.title)):
             first = table.rows[0].series
-            points = [r for r in table.rows if r.factor is not None]
+            # Along cores a row's efficiency is set with its factor (scaling.py).
+            points = [(r, factor, efficiency) for r in table.rows
+                      if (factor := r.factor) is not None and (efficiency := r.efficiency) is not None]
             if not points:
                 continue
             name = _series_name(first, line_keys, False)
             colour = colours.get(first.label, "#333")
-            xs = [int(r.value) for r in points]
+            xs: list[float] = [int(r.value) for r, _, _ in points]
             panel.speedup.append(plots.Line(
-                name, colour, xs, [r.factor for r in points],
-                [r.factor_ci[0] if r.factor_ci else None for r in points],
-                [r.factor_ci[1] if r.factor_ci else None for r in points],
+                name, colour, xs, [factor for _, factor, _ in points],
+                [r.factor_ci[0] if r.factor_ci else None for r, _, _ in points],
+                [r.factor_ci[1] if r.factor_ci else None for r, _, _ in points],
                 style=plots.linestyle(i // len(plots._PALETTE)), marker=plots.marker(i)))
-            panel.efficiency.append(plots.Line(name, colour, xs, [r.efficiency for r in points],
+            panel.efficiency.append(plots.Line(name, colour, xs, [efficiency for _, _, efficiency in points],
                                                style=plots.linestyle(i // len(plots._PALETTE)), marker=plots.marker(i)))
         if panel.speedup:
             panels.append(panel)
@@ -506,11 +512,15 @@ def _timeline(d: Diagnosis) -> plots.StateTimeline | None:
     """The thread states of the widest point's first run that has them."""
     for point in reversed(d.points):
         for run in point.series.runs:
-            states = [s for s in run.samples if s.running is not None]
+            # The observer counts the three states in every sample it takes (launcher/observe.c).
+            states = [(s.t_ns, running, sleeping, blocked) for s in run.samples
+                      if (running := s.running) is not None and (sleeping := s.sleeping) is not None
+                      and (blocked := s.blocked) is not None]
             if states:
                 return plots.StateTimeline(
-                    f"threads · {d.dimension or 'run'}={point.value} · run {run.run_index}", [s.t_ns for s in states],
-                    [s.running for s in states], [s.sleeping for s in states], [s.blocked for s in states])
+                    f"threads · {d.dimension or 'run'}={point.value} · run {run.run_index}",
+                    [t for t, _, _, _ in states], [r for _, r, _, _ in states], [s for _, _, s, _ in states],
+                    [b for _, _, _, b in states])
     return None
 
 
@@ -544,11 +554,13 @@ def _diagnosis_section(benchmark: str, rows: list[SeriesSummary], colours, spec:
            f'<p class="note">{_e(EXPLAIN_NOTE)}</p>']
     for i, d in enumerate(diagnoses[:MAX_DIAGNOSES]):
         label = d.points[0].series.label
-        drawn = [p for p in d.points if (p.speedup if d.points[0].speedup is not None else p.median_ns) is not None]
-        numeric = [p for p in drawn if _numeric(p.value) is not None]
         speedup = d.points[0].speedup is not None
-        xs = [_numeric(p.value) for p in numeric]
-        ys = [p.speedup if speedup else p.median_ns / 1e9 for p in numeric]
+        # Each point with its figure (its speedup, or its median time in seconds) and a number for its value.
+        drawn = [(x, y) for p in d.points
+                 if (y := p.speedup if speedup else (None if p.median_ns is None else p.median_ns / 1e9)) is not None
+                 and (x := _numeric(p.value)) is not None]
+        xs = [x for x, _ in drawn]
+        ys = [y for _, y in drawn]
         key = f"diagnosis-{benchmark}-{i}"
         axis = d.dimension or (spec.param_name if spec else "parameter")
         svg = plots.diagnosis_plot(key, label, colours.get(label, "#333"), axis, xs, ys, speedup, _timeline(d))

@@ -123,10 +123,10 @@ def machine_section(session: SessionRecord, runs: list[RunRecord], probes: list[
         if bands:
             series.append(Series([x for x, _ in bands], [y for _, y in bands], BAND_COLOUR, gid="band",
                                  name=f"{BAND}x the level", dashed=True))
-            marked = [r for r in runs if r.disturbed and r.started_at_ns is not None]
-            if marked:
+            starts = [at for r in runs if r.disturbed and (at := r.started_at_ns) is not None]
+            if starts:
                 final = bands[-1][1]
-                series.append(Series([seconds(r.started_at_ns) for r in marked], [final] * len(marked),
+                series.append(Series([seconds(at) for at in starts], [final] * len(starts),
                                      DISTURBED, kind="points", gid="disturbed-runs", name="a disturbed run starts"))
         return Panel(title, "seconds into the session", unit, series, legend=True)
 

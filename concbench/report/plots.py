@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -32,7 +33,8 @@ TIMELINE_POINTS = 120        # thread states over time: averaged into this many 
 WIDE_RANGE = 20.0            # max/min above this: a logarithmic axis
 WIDTH_IN = 7.2               # a full-width figure, inches (the SVG is scaled by the page's CSS)
 
-_RC = {
+# Any keys: matplotlib 3.11's stubs type rc_context's keys as a literal of known names that 3.10 lacks.
+_RC: dict[Any, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "concbench",
     "font.size": 8.5,
@@ -64,7 +66,8 @@ _PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#6A3D9A", "#56B4E9", "#
 
 def palette(labels: Sequence[str]) -> dict[str, str]:
     """One colour per label, in the order given: the same label has the same colour in every plot."""
-    extra = [matplotlib.colors.to_hex(c) for c in matplotlib.colormaps["tab20"].colors]
+    tab20 = matplotlib.colormaps["tab20"]
+    extra = [matplotlib.colors.to_hex(tab20(i)) for i in range(tab20.N)]   # an int picks the i-th listed colour
     colours = list(_PALETTE) + [c for c in extra if c not in _PALETTE]
     unique = list(dict.fromkeys(labels))
     return {label: colours[i % len(colours)] for i, label in enumerate(unique)}
@@ -79,7 +82,7 @@ def shade(colour: str, index: int) -> str:
     r, g, b = matplotlib.colors.to_rgb(colour)
     target = 0.0 if amount < 0 else 1.0
     mix = abs(amount)
-    return matplotlib.colors.to_hex(tuple(c + (target - c) * mix for c in (r, g, b)))
+    return matplotlib.colors.to_hex((r + (target - r) * mix, g + (target - g) * mix, b + (target - b) * mix))
 
 
 def linestyle(index: int) -> str:
@@ -108,7 +111,7 @@ class Line:
 class Box:
     name: str
     colour: str
-    samples_ns: list[float]
+    samples_ns: Sequence[float]
     missing: str = ""          # why there are no samples (timeout, skipped, …)
 
 

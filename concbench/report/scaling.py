@@ -61,13 +61,14 @@ def _row(value: str, first: SeriesSummary, row: SeriesSummary, dimension: str, s
     comparison = stats.compare(base, here)
     ratio = comparison.ratio_of_medians        # t(v) / t(first)
     t_ci = factor_ci = None
-    if comparison.ratio_ci_low is not None and comparison.ratio_ci_low > 0:
-        t_ci = (100 * comparison.ratio_ci_low, 100 * comparison.ratio_ci_high)
-        factor_ci = (1 / comparison.ratio_ci_high, 1 / comparison.ratio_ci_low)
+    low, high = comparison.ratio_ci_low, comparison.ratio_ci_high     # both None or both set
+    if low is not None and high is not None and low > 0:
+        t_ci = (100 * low, 100 * high)
+        factor_ci = (1 / high, 1 / low)
     factor = None if not ratio else 1 / ratio
     efficiency = None
     if dimension == "cores" and factor is not None:
-        efficiency = factor / (int(value) / int(value_of(first, dimension)))
+        efficiency = factor / (int(value) / first.cores)     # first's value along cores is str(first.cores)
     vs_seq = sequential / row.stats.median if sequential and row.stats else None
     return ScalingRow(value, row, None if ratio is None else 100 * ratio, t_ci, factor, factor_ci, efficiency, vs_seq)
 

@@ -149,12 +149,12 @@ def per_task_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
 
 def _process_figures(row: SeriesSummary) -> tuple[float | None, float | None, float | None]:
     """The Encore thesis' figures over whole-process runs: minimum wall, mean peak RSS, CPU of the fastest."""
-    finished = [run for run in row.runs if run.status == "ok" and run.wall_ns is not None]
+    finished = [(wall, run) for run in row.runs if run.status == "ok" and (wall := run.wall_ns) is not None]
     if not finished:
         return None, None, None
-    fastest = min(finished, key=lambda run: run.wall_ns)
-    rss = [run.max_rss_bytes for run in finished if run.max_rss_bytes is not None]
-    return float(fastest.wall_ns), (sum(rss) / len(rss) if rss else None), fastest.cpu_utilisation
+    wall, fastest = min(finished, key=lambda f: f[0])
+    rss = [run.max_rss_bytes for _, run in finished if run.max_rss_bytes is not None]
+    return float(wall), (sum(rss) / len(rss) if rss else None), fastest.cpu_utilisation
 
 
 def encore_grids(study: Study, rows: list[SeriesSummary]) -> list[Grid]:
@@ -246,7 +246,7 @@ def _single_grid(study: Study, family, found, ours, theirs) -> Grid:
                 continue
             m = found.get((benchmark, entrant.name))
             row = m.rows[-1] if m else None
-            evidence = ("–",) * 5
+            evidence: tuple[str, ...] = ("–",) * 5
             if row is not None:
                 evidence = (str(row.cores), "–" if row.threads_max is None else str(row.threads_max),
                             "–" if row.cpu_utilisation is None else f"{row.cpu_utilisation:.2f}",
@@ -344,7 +344,7 @@ def study_figures(study: Study, rows: list[SeriesSummary]) -> list[tuple[str, st
     ours, theirs, cores = agg.ours, agg.theirs, agg.cores
     figures = []
     for family in study.families:
-        at = (cores[family.name] or [None])[-1] if family.sweep == Sweep.CORES else None
+        at = (cores[family.name][-1] if cores[family.name] else None) if family.sweep == Sweep.CORES else None
         if family.sweep == Sweep.CORES and at is None:
             continue
         panels = []
@@ -371,7 +371,7 @@ def _ours_text(row: configurations.TaskRow, column: str, pattern: str) -> str:
 
 def _where_ours_ran(rebuilt: configurations.Rebuilt) -> str:
     """Our parameter and cores per task, grouped, with the source's parameter where it differs."""
-    paper_params = rebuilt.table.ours.paper_params
+    paper_params = rebuilt.spec.paper_params
     groups: dict[tuple, list[str]] = defaultdict(list)
     for row in rebuilt.rows:
         if row.label:
@@ -381,18 +381,21 @@ def _where_ours_ran(rebuilt: configurations.Rebuilt) -> str:
                      + (f" (the paper's harness: {paper})" if paper else "") for (param, cores, paper), tasks in groups.items())
 
 
+def _mean_text(mean: geomeans.Mean | None, pattern: str) -> str:
+    return mean.formatted(pattern) if mean else configurations.NO_COUNTERPART
+
+
 def _rebuilt_grid(rebuilt: configurations.Rebuilt) -> Grid:
     """Per task, ours beside the paper's for each published column, then each side's geometric mean."""
-    table, spec = rebuilt.table, rebuilt.table.ours
+    table, spec = rebuilt.table, rebuilt.spec
     pattern = "{:.2f}" if spec.normalise else "{:.3g}"
     columns = table.columns[1:]
     out = []
     for row in rebuilt.rows:
         cells = [x for c in columns for x in (_ours_text(row, c, pattern), row.theirs[c])]
         out.append((row.task, row.label or configurations.NOT_MEASURED, *cells))
-    means = [x for c in columns for x in (
-        rebuilt.ours_means[c].formatted(pattern) if rebuilt.ours_means[c] else configurations.NO_COUNTERPART,
-        rebuilt.theirs_means[c].formatted(pattern))]
+    means = [x for c in columns for x in (_mean_text(rebuilt.ours_means[c], pattern),
+                                          rebuilt.theirs_means[c].formatted(pattern))]
     out.append(("geometric mean", "", *means))
     quantity = {Quantity.TIME: "the median iteration time in seconds (no process start-up)",
                 Quantity.COMMUNICATION: "communication time in seconds, T − C: the median iteration time minus the "

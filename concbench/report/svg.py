@@ -118,7 +118,7 @@ def _points(series: Series, sx: _Scale, sy: _Scale) -> list[tuple[int, int]]:
              if x is not None and y is not None and (x > 0 or not sx.log) and (y > 0 or not sy.log)]
     points = [(sx(x), sy(y)) for x, y in pairs]
     if series.kind == "step":
-        stepped = []
+        stepped: list[tuple[int, int]] = []
         for i, (x, y) in enumerate(points):
             if i:
                 stepped.append((x, stepped[-1][1]))

@@ -112,7 +112,7 @@ def summary_table(rows: list[SeriesSummary], with_benchmark: bool = True, param_
     for row in rows:
         s = row.stats
         if s is not None:
-            half = None if s.ci_high is None else (s.ci_high - s.ci_low) / 2
+            half = None if s.ci_low is None or s.ci_high is None else (s.ci_high - s.ci_low) / 2
             mean = fmt_ns(s.mean) + ("" if half is None else f" ± {fmt_ns(half, s.mean)}")
             noisy = s.cv is not None and s.cv > CV_WARN_THRESHOLD
             cv = cell(fmt_pct(s.cv) + ("!" if noisy else ""), "warn" if noisy else "",
@@ -145,6 +145,12 @@ def _most_shared_point(rows: list[SeriesSummary]) -> list[SeriesSummary]:
     return points[max(points, key=lambda p: (len(points[p]), value_order(p[0]), p[2], p[1]))]
 
 
+def _measured_median(row: SeriesSummary) -> float:
+    """The median of a series the caller took only because it was measured."""
+    assert row.stats is not None    # every caller keeps only rows with stats
+    return row.stats.median
+
+
 def _spread(slowest: float, fastest: float) -> str:
     if fastest <= 0:
         return "–"
@@ -164,15 +170,16 @@ def overview_table(rows: list[SeriesSummary], param_names: Mapping[str, str]) ->
     for row in rows:
         by_benchmark[row.benchmark].append(row)
     for benchmark, members in by_benchmark.items():
-        ranked = sorted(_most_shared_point(members), key=lambda r: r.stats.median)
+        ranked = sorted(_most_shared_point(members), key=_measured_median)
         if not ranked:
             out.rows.append((cell(benchmark), *[MISSING] * 6))
             continue
         fast, slow = ranked[0], ranked[-1]
         at = cells(Span(f"{param_names.get(benchmark, 'param')}={fast.param}"),
                    *([Span(f"({fast.options})", "options")] if fast.options else []))
-        out.rows.append((cell(benchmark), at, _series(fast), cell(fmt_ns(fast.stats.median)), _series(slow),
-                         cell(fmt_ns(slow.stats.median)), cell(_spread(slow.stats.median, fast.stats.median))))
+        fastest, slowest = _measured_median(fast), _measured_median(slow)
+        out.rows.append((cell(benchmark), at, _series(fast), cell(fmt_ns(fastest)), _series(slow),
+                         cell(fmt_ns(slowest)), cell(_spread(slowest, fastest))))
     return out
 
 
@@ -211,7 +218,7 @@ def compute_table(rows: list[SeriesSummary], with_benchmark: bool = True,
                      note="T: median iteration time; C: the longest worker's compute time (compute_ns, median over "
                           "runs of each run's last iteration); T − C: handing data to workers and gathering it")
     for row in measured:
-        total, compute = row.stats.median, row.metrics[COMPUTE]
+        total, compute = _measured_median(row), row.metrics[COMPUTE]
         out.rows.append((*lead.cells(row), cell(fmt_ns(total)),
                          cell(fmt_ns(compute)), cell(fmt_ns(total - compute)),
                          cell(fmt_pct((total - compute) / total) if total > 0 else "–")))
@@ -365,10 +372,11 @@ EXPLAIN_NOTE = ("Findings that hold at the sweep's widest point come first, then
 
 def explain_table(diagnosis) -> TableModel:
     """One sweep of `concbench explain`: per point, its time, its scaling and the evidence behind the findings."""
-    columns = (Column(diagnosis.dimension or "point", True, key=True), Column("runs"), Column("median", True, key=True),
-               Column("speedup", True), Column("efficiency", True), Column("K–F e", True), Column("CPU", True),
-               Column("delay", True), Column("voluntary/s", True), Column("involuntary/s", True),
-               Column("threads", True), Column("busy", True), Column("asleep", True), Column("RSS", True))
+    columns: tuple[Column, ...] = (
+        Column(diagnosis.dimension or "point", True, key=True), Column("runs"), Column("median", True, key=True),
+        Column("speedup", True), Column("efficiency", True), Column("K–F e", True), Column("CPU", True),
+        Column("delay", True), Column("voluntary/s", True), Column("involuntary/s", True),
+        Column("threads", True), Column("busy", True), Column("asleep", True), Column("RSS", True))
     counted = any(point.evidence.ipc is not None for point in diagnosis.points)   # a machine with a PMU
     columns += (Column("IPC", True),) if counted else ()
     out = TableModel("explain", diagnosis.title, columns)   # EXPLAIN_NOTE is shown once, not per sweep

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TextIO
 
 from rich.console import Console
@@ -99,10 +100,21 @@ def trouble_lines(rows: list[SeriesSummary], param_names: Mapping[str, str]) -> 
     return lines
 
 
+@dataclass(frozen=True)
+class _Cost:
+    """What measuring one run cost: its wall time, the harness's and the observer's CPU, where each ran."""
+    wall_ns: int
+    harness_cpu_ns: int
+    observer_cpu_ns: int
+    observer_cpus: str     # "" where the run does not say
+    cpus: str
+
+
 def observer_footprint(rows: list[SeriesSummary]) -> str:
     """What measuring cost, for a reader to judge the numbers: the harness's and the observer's CPU per run."""
-    runs = [r for row in rows for r in row.runs
-            if r.wall_ns and r.observer_cpu_ns is not None and r.harness_cpu_ns is not None]
+    runs = [_Cost(wall, harness, observer, r.observer_cpus or "", r.cpus) for row in rows for r in row.runs
+            if (wall := r.wall_ns) and (observer := r.observer_cpu_ns) is not None
+            and (harness := r.harness_cpu_ns) is not None]
     if not runs:
         return ""
     spent = sum(r.harness_cpu_ns + r.observer_cpu_ns for r in runs)
@@ -133,7 +145,7 @@ def _benchmark_tables(rows: list[SeriesSummary], benchmark: str, spec: Benchmark
 def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSummary],
                   benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False,
                   faithful_shape: Callable[[str, str], str | None] | None = None,
-                  headings: list[str] | None = None, machine: list[str] = ()) -> None:
+                  headings: list[str] | None = None, machine: Sequence[str] = ()) -> None:
     """The heading (`headings` instead, for the parts of a split plan); for a session of several benchmarks an
     overview and the runs that were not ok; each benchmark's tables; the faithful ports against the best shapes,
     where both ran (`faithful_shape` names a model's first shape); what measuring cost; what the machine probe

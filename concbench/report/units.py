@@ -38,7 +38,7 @@ def fmt_ns(ns: float | None, scale_of: float | None = None) -> str:
     return f"{value:.{digits}f} {name}"
 
 
-def fmt_bytes(size: int | None) -> str:
+def fmt_bytes(size: float | None) -> str:
     if size is None:
         return "–"
     for scale, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):

@@ -129,12 +129,13 @@ def _ours(table: PublishedTable, rows: list[SeriesSummary], key: str, wanted: st
     """Our mean (or, where the source took one, median) iteration time in seconds (per task where the table's
     unit is) of the series that stands for a published cell: its variant, at the row's parameter (or option
     value); the widest run of it."""
-    found = [r for r in rows if r.benchmark == table.benchmark and geomeans.matches(r, wanted) and r.stats is not None
+    found = [(r, stats) for r in rows
+             if r.benchmark == table.benchmark and geomeans.matches(r, wanted) and (stats := r.stats) is not None
              and (geomeans.options_of(r).get(table.match_option) == key if table.match_option else r.param == key)]
     if not found:
         return None
     tasks = int(key) if table.unit.endswith(PER_TASK) and key.isdigit() and int(key) > 0 else 1
-    widest = max(found, key=lambda r: r.cores).stats
+    _, widest = max(found, key=lambda rs: rs[0].cores)
     return (widest.median if median else widest.mean) / 1e9 / tasks
 
 
