@@ -16,33 +16,19 @@ from pathlib import Path
 
 import click
 
-from . import cgroups, conformance, describe, environment, regression, runner, session, toolchains
-from .catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
-from .database import folder_name, has_results, is_server, probe, redact, shown
+from .analysis import regression
+from .analysis.choice import every_pair
+from .analysis.claim_verdicts import Context as ClaimsContext
+from .analysis.claim_verdicts import claims_document, judge_claims
+from .analysis.scaling import scaling_tables
+from .analysis.summary import summarise
+from .analysis.variants import pair_series
+from .analysis.verdict import figure as verdict_figure
+from .analysis.verdict import study_verdicts
 from .errors import BuildError, SessionInterrupted, UsageError
-from .files import write_whole
-from .parts import Whole, runs_of, whole
-from .plan import (
-    Request,
-    make_plan,
-    parse_option,
-    parse_shard,
-    parse_values,
-    plan_identity,
-    planned_runs,
-    series_count,
-    shard_of,
-)
-from .probe import Probe
-from .progress import RichProgress
-from .records import RunStatus
 from .report import export
-from .report.choice import every_pair
-from .report.claims import Context as ClaimsContext
-from .report.claims import claims_document, judge_claims
 from .report.machine import machine_lines, machine_section
 from .report.page import PAGE, default_folder, mark, open_in_browser, shows
-from .report.scaling import scaling_tables
 from .report.study import (
     claims_grid,
     findings_grid,
@@ -52,7 +38,6 @@ from .report.study import (
     study_figures,
     study_grids,
 )
-from .report.summary import summarise
 from .report.tables import (
     EXPLAIN_NOTE,
     benchmarks_table,
@@ -67,12 +52,29 @@ from .report.tables import (
     variants_table,
 )
 from .report.terminal import make_console, print_summary, say, say_whole, show
-from .report.variants import pair_series
-from .report.verdict import figure as verdict_figure
-from .report.verdict import study_verdicts
-from .session import Settings
-from .store import Store
-from .studies import SCALES, find_study, load_studies, plan_study
+from .running import cgroups, conformance, environment, executor, session, toolchains
+from .running.plan import (
+    Request,
+    make_plan,
+    parse_option,
+    parse_shard,
+    parse_values,
+    plan_identity,
+    planned_runs,
+    series_count,
+    shard_of,
+)
+from .running.probe import Probe
+from .running.progress import RichProgress
+from .running.session import Settings
+from .scaleout.parts import Whole, runs_of, whole
+from .spec import describe
+from .spec.catalog import REPEAT, SIZE_SETS, Catalog, load_catalog
+from .spec.studies import SCALES, find_study, load_studies, plan_study
+from .storing.database import folder_name, has_results, is_server, probe, redact, shown
+from .storing.files import write_whole
+from .storing.records import RunStatus
+from .storing.store import Store
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_HARNESS = 3   # concbench itself failed (the database went away, a bug): never "finished, some runs failed"
@@ -396,12 +398,12 @@ def _run_session(catalog: Catalog, planner, settings: Settings, db: Path | None,
     elif resume:
         say(console, f"--resume: no unfinished session of this plan in {store.location}: a new session")
     if estimate:
-        from .estimate import estimate as estimated
+        from .scaleout.estimate import estimate as estimated
 
         say(console, estimated(plan, settings.runs, store, settings.timeout_s, done).line())
     machine = Probe(probe_binary, tuple(environment.allowed_cpus()[:2])) if probe_binary else None
     return store, session.run_session(catalog, store, plan, settings, RichProgress(console), config,
-                                      runner.ProcessExecutor(launcher), earlier, machine)
+                                      executor.ProcessExecutor(launcher), earlier, machine)
 
 
 
@@ -540,9 +542,9 @@ def check_command(names: tuple[str, ...], db: Path | None) -> int:
 
 def _check_language(catalog: Catalog, store: Store, language: str, models: set[str] | None,
                     build_failed: bool) -> list[conformance.Row]:
-    executor = runner.ProcessExecutor(toolchains.launcher_path(catalog.root / "build"))
+    launched = executor.ProcessExecutor(toolchains.launcher_path(catalog.root / "build"))
     return conformance.check_language(catalog, store, language, models, build_failed, _available(catalog),
-                                      RichProgress(console), executor)
+                                      RichProgress(console), launched)
 
 
 # -- report ------------------------------------------------------------------------------
@@ -660,7 +662,7 @@ def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, compari
 @_db_option()
 def explain_command(session_id, benchmarks, variants, list_rules, as_json, db) -> int:
     """Why a series does not scale: figures and ranked findings from a stored session (default: the latest)."""
-    from .report import explain
+    from .analysis import explain
 
     if list_rules:
         show(console, rules_table(explain.RULES), note=False)
@@ -740,7 +742,7 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
                    "postgresql:// URL (default: $CONCBENCH_DB).")
 def merge_command(sources, into) -> int:
     """Join the sessions of several results databases (the parts of a sharded plan) into one, each as it was."""
-    from .merge import merge
+    from .storing.merge import merge
 
     for source, old, new in merge(list(sources), into):
         where = f"session {new}" if new is not None else "already there (merged before): left as it is"
@@ -950,7 +952,7 @@ def _this_concbench() -> list[str]:
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
     """Submit `run …` or `study run …` as N parts, a job array on exclusive nodes, and a merge job after them."""
-    from . import slurm
+    from .scaleout import slurm
 
     catalog = _catalog()
     planner, config = _slurm_command(catalog, list(command))
@@ -978,7 +980,7 @@ def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
 
 
 def _job(folder: Path | None):
-    from . import slurm
+    from .scaleout import slurm
 
     return slurm.Job.load(folder or slurm.newest_folder(_catalog().root / "results" / "slurm"))
 
@@ -988,7 +990,7 @@ def _job(folder: Path | None):
 def slurm_status(folder) -> int:
     """Each part of a submitted job (default: the newest): finished, running, pending, failed or cancelled; then
     its merge."""
-    from . import slurm
+    from .scaleout import slurm
 
     job = _job(folder)
     queue = slurm.SlurmTools().queue()
@@ -1007,7 +1009,7 @@ def slurm_status(folder) -> int:
 def slurm_resubmit(folder) -> int:
     """Submit again the parts of a job (default: the newest) that failed or were cancelled (each goes on with its
     session), and a new merge job after them."""
-    from . import slurm
+    from .scaleout import slurm
 
     job = _job(folder)
     submission = slurm.resubmit(job, slurm.SlurmTools())

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from concbench import toolchains
-from concbench.catalog import Implementation, load_catalog, load_implementation
 from concbench.report.schema import validate_export
+from concbench.running import toolchains
+from concbench.spec.catalog import Implementation, load_catalog, load_implementation
 
 ROOT = Path(__file__).resolve().parent.parent
 

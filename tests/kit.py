@@ -7,8 +7,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from concbench import runner
-from concbench.records import SampleRecord
+from concbench.running import executor
+from concbench.storing.records import SampleRecord
 
 
 @dataclass
@@ -48,12 +48,12 @@ class ScriptedExecutor:
     def replaying(cls, lines: list[str]) -> ScriptedExecutor:
         return cls(lambda model, param: Script(hello=False, extra_lines=list(lines)))
 
-    def execute(self, spec: runner.LaunchSpec | None, on_line, is_progress) -> runner.ProcessRecord:
+    def execute(self, spec: executor.LaunchSpec | None, on_line, is_progress) -> executor.ProcessRecord:
         args = dict(zip(spec.argv, spec.argv[1:])) if spec is not None else {}
         model, param = args.get("--model"), args.get("--param")
         self.launched.append((param, model))
         script = self.script(model, param)
-        record = runner.ProcessRecord(started=True)
+        record = executor.ProcessRecord(started=True)
         start = self.clock.now_ns
         lines = ([json.dumps({"hello": {"protocol": 1, "language": "fake", "runtime": "x", "model": model}})]
                  if script.hello else [])
@@ -76,7 +76,7 @@ class ScriptedExecutor:
                 cpu = step * 10_000_000 if script.busy else 0
                 record.samples.append(SampleRecord(t - start, 1 << 20, 2, cpu))
             record.timed_out, record.timeout_kind = True, "deadline"
-            record.stall = runner.was_idle(record.samples, self.clock.now_ns - start)
+            record.stall = executor.was_idle(record.samples, self.clock.now_ns - start)
             record.signal = 9
         else:
             record.exit_code, record.signal = script.exit_code, script.signal

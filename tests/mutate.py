@@ -35,11 +35,11 @@ LINKED = ("benchmarks", "impls", "docs", "studies", "README.md")
 
 # Per module, the functions mutated (mutmut's mangled names; a method is xǁClassǁmethod).
 SCOPE: dict[str, tuple[str, ...]] = {
-    "verify": ("*",),
-    "protocol": ("*",),
-    "regression": ("*",),
+    "running.verify": ("*",),
+    "running.protocol": ("*",),
+    "analysis.regression": ("*",),
     # The comparisons and what they call; not the bimodality rules, the study methods or the warning kinds.
-    "stats": ("x_summarize", "x_compare", "x_compare_runs", "xǁRunLevelComparisonǁruns_to_resolve",
+    "analysis.stats": ("x_summarize", "x_compare", "x_compare_runs", "xǁRunLevelComparisonǁruns_to_resolve",
               "x__as_array", "x__check_confidence", "x__finite_or_none", "x__pct", "x__median_axis",
               "x__ratio_of_medians_axis", "x__bootstrap_interval"),
 }
@@ -120,7 +120,7 @@ def results(modules: list[str]) -> dict[str, dict[str, int | None]]:
     wanted = patterns(modules)
     found: dict[str, dict[str, int | None]] = {}
     for module in modules:
-        meta = MUTANTS / "concbench" / f"{module}.py.meta"
+        meta = MUTANTS / "concbench" / f"{module.replace('.', '/')}.py.meta"
         codes = json.loads(meta.read_text())["exit_code_by_key"]
         found[module] = {k: v for k, v in codes.items() if any(fnmatch.fnmatchcase(k, p) for p in wanted)}
     return found
@@ -145,13 +145,13 @@ def main() -> int:
     entries = read_equivalents(EQUIVALENTS)
     used: set[int] = set()
     unlisted: list[tuple[str, int | None, tuple[str, ...]]] = []
-    print(f"\n{'module':<16}{'killed':>14}{'survived':>10}{'equivalent':>12}{'unlisted':>10}")
+    print(f"\n{'module':<22}{'killed':>8}{'survived':>10}{'equivalent':>12}{'unlisted':>10}")
     totals, grand = [0, 0, 0, 0], 0
     for module, codes in results(modules).items():
         survivors = sorted((k for k, v in codes.items() if v not in KILLED), key=_natural)
         equivalent = 0
         for name in survivors:
-            change = change_of(get_diff_for_mutant(name, path=f"concbench/{module}.py"))
+            change = change_of(get_diff_for_mutant(name, path=f"concbench/{module.replace('.', '/')}.py"))
             # Same function and change; where one line is changed alike in two places, the same name first.
             same = [i for i, e in enumerate(entries) if function_of(e.name) == function_of(name) and e.change == change]
             match = next((i for i in same if entries[i].name == name), next((i for i in same if i not in used),
@@ -164,10 +164,11 @@ def main() -> int:
         total, killed = len(codes), len(codes) - len(survivors)
         row = (killed, len(survivors), equivalent, len(survivors) - equivalent)
         totals, grand = [t + r for t, r in zip(totals, row)], grand + total
-        print(f"{module + '.py':<16}{f'{killed}/{total}':>14}{row[1]:>10}{row[2]:>12}{row[3]:>10}")
-    print(f"{'all':<16}{f'{totals[0]}/{grand}':>14}{totals[1]:>10}{totals[2]:>12}{totals[3]:>10}")
+        print(f"{module.replace('.', '/') + '.py':<22}{f'{killed}/{total}':>8}{row[1]:>10}{row[2]:>12}{row[3]:>10}")
+    print(f"{'all':<22}{f'{totals[0]}/{grand}':>8}{totals[1]:>10}{totals[2]:>12}{totals[3]:>10}")
 
-    stale = [e for i, e in enumerate(entries) if i not in used and e.name.split(".")[1] in modules]
+    stale = [e for i, e in enumerate(entries)
+             if i not in used and e.name.removeprefix("concbench.").rpartition(".")[0] in modules]
     if stale:
         print(f"\n{len(stale)} entries of {EQUIVALENTS.name} match no survivor (killed now, or the function "
               "changed): remove or refresh them")

@@ -1,11 +1,11 @@
 """The paper's program beside the best its language does: a best-<technique> shape paired with its model's
 faithful shape (declared first) at the same point, in the terminal's table and on the page."""
 
-from concbench.records import IterationRecord, RunRecord, RunStatus, SessionRecord
+from concbench.analysis.best import best_pairs
+from concbench.analysis.summary import summarise
 from concbench.report import render
-from concbench.report.best import best_pairs
-from concbench.report.summary import summarise
 from concbench.report.tables import best_table
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SessionRecord
 
 FIRST = {("threadring", "swift/sc"): "streams", ("threadring", "haskell/mvar"): "mvar"}
 
@@ -39,8 +39,8 @@ def test_the_table_shows_both_medians_and_the_ratio_the_same_everywhere():
 
 
 def test_the_page_has_the_comparison_and_its_chart(tmp_path, root):
-    from concbench.catalog import load_catalog
     from concbench.report.html import write_html_report
+    from concbench.spec.catalog import load_catalog
 
     session = SessionRecord(1, "2026-11-26T00:00:00+00:00", None, "finished", "concbench run", None, {}, {})
     runs = [_run("swift/sc", "streams", 114), _run("swift/sc", "best-handoff", 66)]

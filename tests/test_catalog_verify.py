@@ -2,9 +2,9 @@
 
 import pytest
 
-from concbench.catalog import load_benchmark
 from concbench.errors import CatalogError
-from concbench.verify import Verdict, verdict
+from concbench.running.verify import Verdict, verdict
+from concbench.spec.catalog import load_benchmark
 
 
 def test_the_six_thesis_benchmarks_are_defined(catalog):
@@ -106,14 +106,14 @@ def test_a_bad_benchmark_file_is_a_catalog_error(tmp_path):
 
 
 def _run(variant, results, status="ok"):
-    from concbench.records import IterationRecord, RunRecord, RunStatus
+    from concbench.storing.records import IterationRecord, RunRecord, RunStatus
     return RunRecord(benchmark="countdown", variant=variant, param="317:3-7-8-50-75-4", options={}, cores=2,
                      run_index=0, status=RunStatus(status),
                      iterations=[IterationRecord(i, 1, r, "unverified", False) for i, r in enumerate(results)])
 
 
 def test_agreement_marks_the_majority_agreed_and_the_odd_one_wrong():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     runs = [_run("c/libdispatch", ["x", "x"]), _run("swift/sc", ["x", "x"]), _run("swift/gcd", ["x", "y"])]
     changed = cross_check(runs)
     assert len(changed) == 3
@@ -124,14 +124,14 @@ def test_agreement_marks_the_majority_agreed_and_the_odd_one_wrong():
 
 
 def test_agreement_ignores_the_shape_and_inner_repetitions_but_not_other_options():
-    from concbench.verify import agreement_key
+    from concbench.running.verify import agreement_key
     plain, batched, scaled = _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["1"])
     plain.options, batched.options, scaled.options = {"shape": "p"}, {"shape": "q", "repeat": "9"}, {"scale": "2"}
     assert agreement_key(plain, 0) == agreement_key(batched, 0) != agreement_key(scaled, 0)
 
 
 def test_agreement_without_a_majority_is_disagree():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]
     cross_check(runs)
     assert {it.verdict for r in runs for it in r.iterations} == {"disagree"}
@@ -139,7 +139,7 @@ def test_agreement_without_a_majority_is_disagree():
 
 
 def test_half_of_the_variants_is_no_majority():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     for results in (["1", "1", "2", "2"], ["1", "1", "2", "3"]):
         runs = [_run(f"{name}/x", [r]) for name, r in zip("abcd", results)]
         cross_check(runs)
@@ -147,7 +147,7 @@ def test_half_of_the_variants_is_no_majority():
 
 
 def test_neutral_options_leave_the_key_and_each_value_votes_apart():
-    from concbench.verify import agreement_key, cross_check
+    from concbench.running.verify import agreement_key, cross_check
     runs = [_run("swift/qs", ["7"]) for _ in range(3)]
     for run, config in zip(runs, ("none", "qoq", "all")):
         run.options = {"config": config, "n": "3"}
@@ -174,7 +174,7 @@ def test_every_neutral_option_is_an_option_some_variant_takes(catalog):
 
 
 def test_one_variant_alone_stays_unverified_and_references_are_untouched():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     lonely = [_run("a/x", ["1"]), _run("a/x", ["1"])]
     assert cross_check(lonely) == []
     assert lonely[0].iterations[0].verdict == "unverified"
@@ -186,8 +186,8 @@ def test_one_variant_alone_stays_unverified_and_references_are_untouched():
 def test_availability_checks_tools_and_files_and_names_the_missing_ones(root, tmp_path):
     from dataclasses import replace
 
-    from concbench import toolchains
-    from concbench.catalog import load_implementation
+    from concbench.running import toolchains
+    from concbench.spec.catalog import load_implementation
     impl = load_implementation(root / "impls" / "fake" / "impl.toml")
     assert toolchains.availability(replace(impl, requires=("sh", str(root / "README.md")))).available
     missing = toolchains.availability(replace(impl, requires=("no-such-tool-xyz", str(tmp_path / "nope.h"))))
@@ -213,7 +213,7 @@ def test_expected_metrics_are_keyed_by_parameter_shape_and_options(catalog):
 
 
 def test_metric_mismatches_name_the_metric_and_the_expected_value(catalog):
-    from concbench.verify import metric_mismatches, missing_metrics
+    from concbench.running.verify import metric_mismatches, missing_metrics
     chameneos = catalog.benchmarks["chameneos"]
     options = {"variant": "encore", "meetings": "10000"}
     assert metric_mismatches(chameneos, "3", options, {"self_meetings": 0, "colour_sum_mod3": 0}) == []
@@ -223,7 +223,7 @@ def test_metric_mismatches_name_the_metric_and_the_expected_value(catalog):
 
 
 def test_closed_forms_agree_with_every_printed_reference(catalog):
-    from concbench.catalog import closed_form
+    from concbench.spec.catalog import closed_form
     with_formula = [b for b in catalog.benchmarks.values() if b.formula]
     assert {b.id for b in with_formula} >= {"mutex", "prodcons", "condition", "threadring"}
     for bench in with_formula:
@@ -270,7 +270,7 @@ def test_a_reference_that_depends_on_an_option_is_checked_with_the_runs_options(
 
 
 def test_missing_metrics_are_those_the_spec_fixes_for_the_runs_options(catalog):
-    from concbench.verify import missing_metrics
+    from concbench.running.verify import missing_metrics
     fib = catalog.benchmarks["fib"]
     counting = {"count_spawns": "1", "cutoff": "0", "shape": "cps"}
     assert missing_metrics(fib, "20", counting, {}) == ["spawns"]
@@ -279,7 +279,7 @@ def test_missing_metrics_are_those_the_spec_fixes_for_the_runs_options(catalog):
 
 
 def test_agreement_goes_on_past_runs_that_did_not_finish():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     crashed = _run("c/x", ["9"], status="crashed")
     runs = [crashed, _run("a/x", ["1"]), _run("b/x", ["1"])]
     assert cross_check(runs) == runs[1:]     # the runs themselves, changed in place
@@ -287,14 +287,14 @@ def test_agreement_goes_on_past_runs_that_did_not_finish():
 
 
 def test_agreement_is_per_iteration_index():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     runs = [_run("a/x", ["1", "2"]), _run("b/x", ["1", "2"])]
     cross_check(runs)
     assert {it.verdict for r in runs for it in r.iterations} == {"agreed"}
 
 
 def test_a_lone_voter_leaves_the_other_groups_judged():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     lone = _run("a/x", ["5"])
     lone.param = "100:1-2-3-4-5-6"        # no other variant ran this parameter
     runs = [lone, _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["2"])]
@@ -303,8 +303,8 @@ def test_a_lone_voter_leaves_the_other_groups_judged():
 
 
 def test_a_new_verdict_keeps_the_iterations_index_time_result_and_warmup():
-    from concbench.records import IterationRecord
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
+    from concbench.storing.records import IterationRecord
     runs = [_run("a/x", ["1", "1"]), _run("b/x", ["1", "2"])]
     runs[0].iterations = [IterationRecord(0, 700, "1", "unverified", True),
                           IterationRecord(1, 900, "1", "unverified", False)]
@@ -314,7 +314,7 @@ def test_a_new_verdict_keeps_the_iterations_index_time_result_and_warmup():
 
 
 def test_no_majority_says_so_in_the_runs_message():
-    from concbench.verify import cross_check
+    from concbench.running.verify import cross_check
     runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]
     cross_check(runs)
     assert [(r.status, r.reason, r.message) for r in runs] == [

@@ -7,13 +7,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from concbench.catalog import load_catalog
-from concbench.claims import Kind, load_claims
+from concbench.analysis.claim_verdicts import Context, Outcome, claims_document, holm, judge_claims
+from concbench.analysis.summary import summarise
 from concbench.errors import CatalogError
-from concbench.records import IterationRecord, RunRecord, RunStatus
-from concbench.report.claims import Context, Outcome, claims_document, holm, judge_claims
-from concbench.report.summary import summarise
-from concbench.studies import load_studies, plan_study
+from concbench.spec.catalog import load_catalog
+from concbench.spec.claims import Kind, load_claims
+from concbench.spec.studies import load_studies, plan_study
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 MS = 1_000_000

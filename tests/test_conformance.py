@@ -81,7 +81,7 @@ def test_reference_answers_live_only_in_benchmarks():
 def test_the_shared_argument_cases_pass_the_fake_and_catch_a_front_end_that_takes_anything(catalog, tmp_path):
     from dataclasses import replace
 
-    from concbench import conformance
+    from concbench.running import conformance
 
     fake = catalog.implementations["fake"]
     cases = conformance.argument_cases(catalog, fake.description)

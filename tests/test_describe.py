@@ -5,10 +5,10 @@ from dataclasses import replace
 
 import pytest
 
-from concbench import describe, drift
-from concbench.catalog import Benchmark, Option
-from concbench.describe import Domain
 from concbench.errors import CatalogError
+from concbench.spec import describe, drift
+from concbench.spec.catalog import Benchmark, Option
+from concbench.spec.describe import Domain
 
 
 def _doc(benchmarks, models=None):
@@ -84,7 +84,7 @@ def test_the_cache_asks_the_binary_once_per_build(tmp_path):
 
 def _shown_descriptions(root):
     """The committed description of every language shown to users (the fake and the fixture have their own options)."""
-    from concbench.catalog import load_implementation
+    from concbench.spec.catalog import load_implementation
 
     for path in sorted(root.glob("impls/*/describe.json")):
         if not load_implementation(path.parent / "impl.toml").hidden:

@@ -3,12 +3,12 @@ them, else bounded by the points' deadlines; and what it says it rests on."""
 
 import pytest
 
-from concbench.catalog import load_catalog
-from concbench.estimate import Estimate, duration, estimate
-from concbench.plan import Request, make_plan
-from concbench.records import IterationRecord, RunRecord, RunStatus
-from concbench.session import DEFAULT_RUN_TIMEOUT_S
-from concbench.store import Store
+from concbench.running.plan import Request, make_plan
+from concbench.running.session import DEFAULT_RUN_TIMEOUT_S
+from concbench.scaleout.estimate import Estimate, duration, estimate
+from concbench.spec.catalog import load_catalog
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus
+from concbench.storing.store import Store
 
 
 @pytest.fixture(scope="module")

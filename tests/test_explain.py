@@ -132,7 +132,7 @@ def test_bad_filters_exit_2_with_one_line(cli):
 
 
 def test_the_rules_table_lists_every_rule_with_its_threshold(cli):
-    from concbench.report.explain import RULES
+    from concbench.analysis.explain import RULES
 
     done = cli("explain", "--rules")
     assert done.returncode == 0, done.stderr

@@ -8,11 +8,12 @@ from importlib import resources
 import pytest
 from jsonschema import Draft202012Validator
 
-from concbench.catalog import Benchmark
-from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
-from concbench.report import explain, tables
-from concbench.report.explain import RULES, diagnose
-from concbench.report.summary import summarise
+from concbench.analysis import explain
+from concbench.analysis.explain import RULES, diagnose
+from concbench.analysis.summary import summarise
+from concbench.report import tables
+from concbench.spec.catalog import Benchmark
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
 
 MS = 1_000_000
 WALL = 1000 * MS

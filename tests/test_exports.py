@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from concbench.catalog import load_catalog
-from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
+from concbench.analysis.summary import summarise
 from concbench.report import export
-from concbench.report.summary import summarise
 from concbench.report.terminal import print_summary
+from concbench.spec.catalog import load_catalog
+from concbench.storing.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 BENCHMARKS = load_catalog(Path(__file__).resolve().parent.parent).benchmarks

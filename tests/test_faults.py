@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from concbench import cgroups, runner
-from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord
-from concbench.store import Store
+from concbench.running import cgroups, executor
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SampleRecord
+from concbench.storing.store import Store
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 
@@ -150,7 +150,7 @@ def test_a_child_that_calls_setsid_ends_with_its_run_and_its_group_goes(launcher
     code = ("import subprocess\n"
             "child = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"   # out of the process group
             f"open({str(marker)!r}, 'w').write(str(child.pid))")
-    record = runner.execute(runner.LaunchSpec((sys.executable, "-c", code), dict(os.environ), ROOT), launcher,
+    record = executor.execute(executor.LaunchSpec((sys.executable, "-c", code), dict(os.environ), ROOT), launcher,
                             lambda line: None)
     assert record.exit_code == 0
     escaped = int(marker.read_text())
@@ -225,7 +225,7 @@ def test_a_full_disk_stops_the_session_in_one_line_keeping_every_run_it_stored(s
 
 
 def test_a_file_written_whole_keeps_the_earlier_one_when_the_write_fails(tmp_path, monkeypatch):
-    from concbench import files
+    from concbench.storing import files
     page = tmp_path / "index.html"
     files.write_whole(page, "the earlier page")
     assert page.read_text() == "the earlier page"

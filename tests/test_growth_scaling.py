@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from concbench.report.growth import GrowthPoint, fit, growth_series, slope
-from concbench.report.scaling import scaling_tables
-from concbench.report.summary import summarise
-from concbench.store import Store
+from concbench.analysis.growth import GrowthPoint, fit, growth_series, slope
+from concbench.analysis.scaling import scaling_tables
+from concbench.analysis.summary import summarise
+from concbench.storing.store import Store
 
 pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
 

@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 from browser import require_chromium, start_driver
 
-from concbench.catalog import load_catalog
-from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, SessionRecord
+from concbench.analysis.choice import MAX_TIMEOUT_TIMESERIES, every_pair, named_pairs, runs_to_draw
+from concbench.analysis.growth import growth_series
+from concbench.analysis.summary import summarise
 from concbench.report import html as html_report
 from concbench.report import plots
-from concbench.report.choice import MAX_TIMEOUT_TIMESERIES, every_pair, named_pairs, runs_to_draw
-from concbench.report.growth import growth_series
 from concbench.report.html import write_html_report
-from concbench.report.summary import summarise
-from concbench.store import Store
+from concbench.spec.catalog import load_catalog
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SampleRecord, SessionRecord
+from concbench.storing.store import Store
 
 pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from concbench.records import IterationRecord, RunRecord, RunStatus
-from concbench.stats import RunLevelComparison, WarningKind, compare, compare_runs, summarize
-from concbench.verify import Ending, judge
+from concbench.analysis.stats import RunLevelComparison, WarningKind, compare, compare_runs, summarize
+from concbench.running.verify import Ending, judge
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus
 
 
 def _run(benchmark, param, results, options=None, metrics=None, verdicts=None):

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from concbench.errors import UsageError
-from concbench.merge import merge
-from concbench.records import IterationRecord, RunRecord, RunStatus, SampleRecord, WaitRecord
-from concbench.store import Store
+from concbench.storing.merge import merge
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SampleRecord, WaitRecord
+from concbench.storing.store import Store
 
 
 def _part(path, part: str, plan: str = "p1", machine: str = "cpu A") -> None:
@@ -72,7 +72,7 @@ def test_a_missing_source_or_the_target_as_a_source_is_refused(tmp_path):
 
 
 def test_a_merged_plan_reads_back_whole_naming_its_machines_and_missing_parts(tmp_path):
-    from concbench.parts import runs_of, whole
+    from concbench.scaleout.parts import runs_of, whole
     _part(tmp_path / "a.sqlite", "1/3", machine="cpu A")
     _part(tmp_path / "b.sqlite", "3/3", machine="cpu B")
     into = tmp_path / "all.sqlite"

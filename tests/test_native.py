@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import COMPILED, installed
 
-from concbench import toolchains
-from concbench.catalog import load_implementation
+from concbench.running import toolchains
+from concbench.spec.catalog import load_implementation
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = sorted(p.name for p in (ROOT / "impls").iterdir() if (p / "impl.toml").is_file())

@@ -3,7 +3,16 @@ import dataclasses
 import pytest
 
 from concbench.errors import UsageError
-from concbench.plan import Request, Shard, make_plan, parse_option, parse_shard, parse_values, plan_identity, shard_of
+from concbench.running.plan import (
+    Request,
+    Shard,
+    make_plan,
+    parse_option,
+    parse_shard,
+    parse_values,
+    plan_identity,
+    shard_of,
+)
 
 ALL = {"swift/gcd", "swift/sc", "swift/seq", "fake/ok", "fake/slow"}
 
@@ -77,7 +86,7 @@ def test_hidden_and_unavailable_variants_stay_out_of_default_runs(catalog):
 
 
 def test_the_conformance_check_batches_each_shape_that_offers_repeat_once(catalog):
-    from concbench import conformance
+    from concbench.running import conformance
     plan = make_plan(catalog, Request(benchmarks=("fib", "spawn-waiting"), variants=("fake/ok",), size="test",
                                       cores=(2,)), ALL)
     extra = conformance.repeated(plan)
@@ -85,8 +94,8 @@ def test_the_conformance_check_batches_each_shape_that_offers_repeat_once(catalo
 
 
 def test_a_description_offering_repeat_where_the_benchmark_forbids_it_fails_the_check(catalog):
-    from concbench import conformance
-    from concbench.describe import Domain, Served
+    from concbench.running import conformance
+    from concbench.spec.describe import Domain, Served
     fake = catalog.implementations["fake"].description
     served = {**fake.served, "spawn-waiting": {"ok": Served((), {"repeat": Domain("int", low=1)})}}
     rows = conformance.Rows("fake")

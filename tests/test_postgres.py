@@ -19,11 +19,11 @@ from services.postgres import postgres_server  # noqa: F401 (the session's serve
 from test_merge import _part
 from test_store import _run
 
-from concbench.database import folder_name, redact
 from concbench.errors import UsageError
-from concbench.merge import merge
-from concbench.records import IterationRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord
-from concbench.store import SCHEMA_VERSION, Store
+from concbench.storing.database import folder_name, redact
+from concbench.storing.merge import merge
+from concbench.storing.records import IterationRecord, SampleRecord, SessionRecord, ThreadRecord, WaitRecord
+from concbench.storing.store import SCHEMA_VERSION, Store
 
 LIMIT_S = 60   # per test: a hang (a lock never granted, a server that stops answering) fails, never blocks
 BIG = 5 * 10**12   # nanoseconds past 4 bytes (2**31 ns is 2.1 s)

@@ -20,16 +20,16 @@ import pytest
 from conftest import installed
 from kit import ScriptedExecutor, right
 
-from concbench import probe as probes
-from concbench import runner, toolchains
-from concbench import session as session_module
-from concbench.plan import Request, make_plan
-from concbench.probe import BAND, Kind, Probe, ProbeError, Reference, Watch, quiet
-from concbench.records import ProbeRecord, RunStatus, counted
+from concbench.analysis.summary import summarise
 from concbench.report.machine import machine_lines
-from concbench.report.summary import summarise
-from concbench.session import Progress, Session, Settings
-from concbench.store import Store
+from concbench.running import executor, toolchains
+from concbench.running import probe as probes
+from concbench.running import session as session_module
+from concbench.running.plan import Request, make_plan
+from concbench.running.probe import BAND, Kind, Probe, ProbeError, Reference, Watch, quiet
+from concbench.running.session import Progress, Session, Settings
+from concbench.storing.records import ProbeRecord, RunStatus, counted
+from concbench.storing.store import Store
 
 pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
 
@@ -256,12 +256,12 @@ def _real_session(catalog, tmp_path, probe_binary, name, hog_window=None, runs=8
     store = Store(tmp_path / f"{name}.sqlite")
     session_id = store.start_session("test", None, {}, {})
     cpus = tuple(sorted(os.sched_getaffinity(0)))[:2]
-    executor = runner.ProcessExecutor(toolchains.launcher_path(ROOT / "build"))
+    launched = executor.ProcessExecutor(toolchains.launcher_path(ROOT / "build"))
     # Attempts and time enough that every disturbed run gets a quiet one: a share of 3 lets the guard wait about
     # three times the session's few seconds for quiet (at 1.0, a fresh-clone CI once found the machine still
     # busy for the whole budget after the busy loops ended, and runs 3-7 were left marked and not run again).
     settings = Settings(runs=runs, probe_every_s=0, wait_s=0.2, attempts=6, retry_share=3.0)
-    session = Session(catalog, store, settings, Progress(), executor, Probe(probe_binary, cpus))
+    session = Session(catalog, store, settings, Progress(), launched, Probe(probe_binary, cpus))
     window = []
     if hog_window is not None:
         def disturb():
@@ -331,8 +331,8 @@ def test_a_machine_busy_all_session_long_ends_and_says_so(catalog, tmp_path, pro
                                           params=("2000",), iterations=2, warmup=1), set(catalog.variants))
         store = Store(tmp_path / "busy.sqlite")
         session_id = store.start_session("test", None, {}, {})
-        executor = runner.ProcessExecutor(toolchains.launcher_path(ROOT / "build"))
-        Session(catalog, store, Settings(runs=3, probe_every_s=0, wait_s=0.2), Progress(), executor,
+        launched = executor.ProcessExecutor(toolchains.launcher_path(ROOT / "build"))
+        Session(catalog, store, Settings(runs=3, probe_every_s=0, wait_s=0.2), Progress(), launched,
                 Probe(probe_binary, cpus)).run_plan(session_id, plan)
         assert time.monotonic() - started < 40
     runs = store.runs(session_id)
@@ -345,7 +345,7 @@ def test_a_machine_busy_all_session_long_ends_and_says_so(catalog, tmp_path, pro
 
 
 def test_counted_sets_aside_disturbed_figures_but_never_a_failure():
-    from concbench.records import RunRecord
+    from concbench.storing.records import RunRecord
 
     def run(index, status, disturbed):
         return RunRecord(benchmark="b", variant="l/m", param="1", options={}, cores=1, run_index=index,

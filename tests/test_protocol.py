@@ -1,7 +1,7 @@
 import pytest
 
 from concbench.errors import ProtocolError
-from concbench.protocol import Hello, Iteration, Metrics, Transcript, parse_line
+from concbench.running.protocol import Hello, Iteration, Metrics, Transcript, parse_line
 
 HELLO = '{"hello": {"protocol": 1, "language": "swift", "runtime": "Swift 6.3", "model": "sc"}}'
 

@@ -10,9 +10,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from kit import ScriptedExecutor
 
-from concbench import conformance, describe, protocol_schema
-from concbench.catalog import load_implementation
-from concbench.protocol import parse_line
+from concbench.running import conformance, protocol_schema
+from concbench.running.protocol import parse_line
+from concbench.spec import describe
+from concbench.spec.catalog import load_implementation
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = sorted((ROOT / "concbench" / "schema").glob("*.schema.json"))

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from concbench import regression, stats
-from concbench.records import IterationRecord, RunRecord, RunStatus
+from concbench.analysis import regression, stats
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus
 
 RUNS, ITERATIONS, WARMUP = 3, 5, 1   # the defaults of `concbench run` and the quick sizes
 

@@ -11,13 +11,13 @@ import pytest
 from conftest import Cli
 from jsonschema import Draft202012Validator
 
+from concbench.analysis.summary import summarise
 from concbench.errors import UsageError
-from concbench.records import Reason, RunStatus
 from concbench.report import export
 from concbench.report.schema import InvalidExport, load_schema, validate_bmf, validate_export
-from concbench.report.summary import summarise
-from concbench.store import Store
-from concbench.verify import Verdict
+from concbench.running.verify import Verdict
+from concbench.storing.records import Reason, RunStatus
+from concbench.storing.store import Store
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "session.json"
 

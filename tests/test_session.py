@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 from kit import Script, ScriptedExecutor, fib, right
 
-from concbench import runner
+from concbench.analysis.summary import summarise
 from concbench.errors import RequestRefused, UsageError
-from concbench.plan import Request, make_plan
-from concbench.records import RunStatus, SampleRecord
-from concbench.report.summary import summarise
-from concbench.session import Progress, Session, Settings, resumable, run_session, session_config
-from concbench.store import Store
+from concbench.running import executor
+from concbench.running.plan import Request, make_plan
+from concbench.running.session import Progress, Session, Settings, resumable, run_session, session_config
+from concbench.storing.records import RunStatus, SampleRecord
+from concbench.storing.store import Store
 
 SECOND = 1_000_000_000
 
@@ -104,7 +104,7 @@ def _with_shape(catalog):
     """fake/ok's fib, given the shape `asynclet` so the per-shape spawn counts apply to it."""
     from dataclasses import replace
 
-    from concbench.catalog import Catalog
+    from concbench.spec.catalog import Catalog
     variant = catalog.variants["fake/ok"]
     served = {**variant.served, "fib": replace(variant.served["fib"], shapes=("asynclet",))}
     shaped = replace(variant, served=served)
@@ -114,9 +114,9 @@ def _with_shape(catalog):
 def test_a_stall_is_an_idle_tail_and_a_busy_tail_is_not():
     idle = [SampleRecord(t * 10_000_000, 0, 1, 5 * SECOND) for t in range(400)]
     busy = [SampleRecord(t * 10_000_000, 0, 1, t * 10_000_000) for t in range(400)]
-    assert runner.was_idle(idle, 4 * SECOND) is True
-    assert runner.was_idle(busy, 4 * SECOND) is False
-    assert runner.was_idle([], 4 * SECOND) is None   # nothing sampled: unknown, not "no stall"
+    assert executor.was_idle(idle, 4 * SECOND) is True
+    assert executor.was_idle(busy, 4 * SECOND) is False
+    assert executor.was_idle([], 4 * SECOND) is None   # nothing sampled: unknown, not "no stall"
 
 
 def test_statistics_of_a_scripted_session(catalog, tmp_path):

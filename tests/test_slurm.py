@@ -14,8 +14,8 @@ import pytest
 from conftest import ROOT
 from services.slurm import slurm_cluster  # noqa: F401 (a fixture)
 
-from concbench.catalog import load_catalog
-from concbench.plan import Request, make_plan
+from concbench.running.plan import Request, make_plan
+from concbench.spec.catalog import load_catalog
 
 pytestmark = pytest.mark.slow
 

@@ -3,9 +3,9 @@ the queue, and what `resubmit` submits, waits for and cancels. tests/test_slurm.
 
 import pytest
 
-from concbench import slurm
 from concbench.errors import UsageError
-from concbench.store import Store
+from concbench.scaleout import slurm
+from concbench.storing.store import Store
 
 
 class ScriptedSlurm(slurm.SlurmTools):

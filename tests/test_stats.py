@@ -1,4 +1,4 @@
-"""Tests for concbench.stats, checked against values computed independently here
+"""Tests for concbench.analysis.stats, checked against values computed independently here
 (hand formulas, textbook quantiles) or against scipy called directly."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from concbench.stats import (
+from concbench.analysis.stats import (
     CV_WARN_THRESHOLD,
     Comparison,
     Summary,

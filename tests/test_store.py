@@ -5,8 +5,16 @@ from pathlib import Path
 import pytest
 
 from concbench.errors import UsageError
-from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
-from concbench.store import SCHEMA_VERSION, Store
+from concbench.storing.records import (
+    IterationRecord,
+    Reason,
+    RunRecord,
+    RunStatus,
+    SampleRecord,
+    ThreadRecord,
+    WaitRecord,
+)
+from concbench.storing.store import SCHEMA_VERSION, Store
 
 
 def _run(**changes):

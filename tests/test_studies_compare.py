@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from concbench.errors import CatalogError
-from concbench.studies import load_studies, load_study
+from concbench.spec.studies import load_studies, load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,7 +55,7 @@ pairs = [[{{ variant = "fake/ok", param = "10" }}, {{ variant = "fake/slow", par
 
 
 def test_the_shipped_studies_load_and_name_known_benchmarks(root):
-    from concbench.catalog import load_catalog
+    from concbench.spec.catalog import load_catalog
     catalog = load_catalog(root)
     studies = load_studies(root)
     assert {"kth-swift-2022", "taskgroup-2022", "countdown-2023"} <= set(studies)
@@ -132,7 +132,7 @@ def test_a_study_lists_its_claims_runs_their_cells_three_times_and_opens_its_rep
     runs = {}
     for series in claim["verdict"]["series"]:
         assert series.startswith("fib fake/")
-    from concbench.store import Store
+    from concbench.storing.store import Store
     for run in Store(study_root / "results" / "concbench.sqlite").runs(document["session"]):
         key = (run.variant, run.param, run.options.get("pad_ms"))
         runs[key] = runs.get(key, 0) + 1
@@ -194,7 +194,7 @@ def test_compare_finds_no_regression_between_equal_sessions_and_one_after_a_30_p
 
 
 def test_compare_warns_when_environments_differ():
-    from concbench.regression import environment_differences
+    from concbench.analysis.regression import environment_differences
     a = {"cpu_model": "x", "kernel": "6", "toolchains": {"swift": {"version": "6.3", "build": {"opt": "O"}}}}
     b = {"cpu_model": "x", "kernel": "6", "toolchains": {"swift": {"version": "6.3", "build": {"opt": "Osize"}}}}
     notes = environment_differences(a, b)

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from test_study_geomeans import STUDY, _cli  # the aggregating study of the fake, and the CLI as a user runs it
 
-from concbench.catalog import load_catalog
-from concbench.describe import Served
+from concbench.analysis import configurations, geomeans
+from concbench.analysis.summary import summarise
 from concbench.errors import CatalogError
-from concbench.records import IterationRecord, RunRecord, RunStatus
-from concbench.report import configurations, geomeans
 from concbench.report.study import configuration_grids
-from concbench.report.summary import summarise
-from concbench.studies import load_study, plan_study
+from concbench.spec.catalog import load_catalog
+from concbench.spec.describe import Served
+from concbench.spec.studies import load_study, plan_study
+from concbench.storing.records import IterationRecord, RunRecord, RunStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 SCOOP = ROOT / "studies" / "scoop-2015.toml"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from concbench.analysis import geomeans
 from concbench.errors import CatalogError
-from concbench.report import geomeans
-from concbench.studies import load_study
+from concbench.spec.studies import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_CORES = [1, 2, 4, 8, 16, 32]

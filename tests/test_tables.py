@@ -7,8 +7,8 @@ import pytest
 from rich.console import Console
 from test_exports import RUNS
 
+from concbench.analysis.summary import summarise
 from concbench.report import render, tables
-from concbench.report.summary import summarise
 
 
 def _terminal_headers(model) -> list[str]:

@@ -13,13 +13,13 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from concbench.catalog import load_catalog
-from concbench.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
+from concbench.analysis.summary import summarise
 from concbench.report.schema import validate_export
-from concbench.report.summary import summarise
 from concbench.report.terminal import FILE_WIDTH, make_console, print_summary
 from concbench.report.units import fmt_metric, fmt_ns
-from concbench.store import Store
+from concbench.spec.catalog import load_catalog
+from concbench.storing.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
+from concbench.storing.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "quick-suite.json"

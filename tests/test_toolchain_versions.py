@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from concbench import toolchains
-from concbench.catalog import load_implementation
+from concbench.running import toolchains
+from concbench.spec.catalog import load_implementation
 
 ROOT = Path(__file__).resolve().parent.parent
 C_FOLDER = ROOT / "impls" / "c"

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from concbench.report.verdict import judge, study_verdicts
-from concbench.studies import load_study
+from concbench.analysis.verdict import judge, study_verdicts
+from concbench.spec.studies import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +39,7 @@ def test_scoop_lays_each_of_its_four_tables_against_ours():
 
 
 def test_a_table_matched_by_parameter_and_variant_reads_its_units():
-    from concbench.report.verdict import _seconds
+    from concbench.analysis.verdict import _seconds
     assert _seconds("71.5 µs", "as written") == 71.5e-6
     assert _seconds("1045", "ms") == 1.045
     assert _seconds("n/a", "ms") is None and _seconds("3 lightyears", "as written") is None
@@ -63,7 +63,7 @@ def test_a_match_naming_no_column_is_refused(tmp_path):
 def test_a_table_of_two_toolchains_is_laid_by_its_chosen_rows_per_task():
     from types import SimpleNamespace
 
-    from concbench.report.verdict import _matched
+    from concbench.analysis.verdict import _matched
     table = load_study(ROOT / "studies" / "taskgroup-2022.toml").published[0]
 
     def series(label, n, seconds_per_task):
@@ -99,7 +99,7 @@ def test_a_match_row_or_parameter_naming_no_column_is_refused(tmp_path):
 def test_a_relative_table_keyed_by_an_option_is_laid_as_100_at_its_base():
     from types import SimpleNamespace
 
-    from concbench.report.verdict import _matched
+    from concbench.analysis.verdict import _matched
     table = load_study(ROOT / "studies" / "countdown-2023.toml").published[0]
     labels = {"A naive Swift": "swift/sc [naive]", "B C libdispatch": "c/libdispatch [dispatch]",
               "C no dictionaries": "swift/sc [nodict]", "G indexed storage": "swift/sc [indexed]"}
@@ -123,8 +123,8 @@ def test_a_relative_table_keyed_by_an_option_is_laid_as_100_at_its_base():
 def test_a_transposed_table_is_laid_by_implementation_and_column_at_the_minimum_process_time():
     from types import SimpleNamespace
 
-    from concbench.records import RunStatus
-    from concbench.report.verdict import _by_row, _column_key
+    from concbench.analysis.verdict import _by_row, _column_key
+    from concbench.storing.records import RunStatus
     assert _column_key("N=500") == ("500", None) and _column_key("2 cores") == (None, 2)
     assert _column_key("implementation") == (None, None)
     study = load_study(ROOT / "studies" / "encore-2016.toml")
@@ -145,7 +145,7 @@ def test_a_transposed_table_is_laid_by_implementation_and_column_at_the_minimum_
 
 
 def test_a_verdict_draws_each_common_cell_once_against_the_diagonal():
-    from concbench.report.verdict import figure
+    from concbench.analysis.verdict import figure
     verdict = judge("T", {f"c{i}": (float(i) / 10, float(i)) for i in range(1, 6)})
     drawn = figure(verdict, "v")
     assert drawn.startswith("<svg") and drawn.count("<circle") == 5 and 'id="v-cells"' in drawn
@@ -155,7 +155,7 @@ def test_a_verdict_draws_each_common_cell_once_against_the_diagonal():
 def test_a_table_of_a_source_that_took_medians_is_laid_against_our_medians():
     from types import SimpleNamespace
 
-    from concbench.report.verdict import _matched
+    from concbench.analysis.verdict import _matched
     table = load_study(ROOT / "studies" / "countdown-2023.toml").published[0]
 
     def series(window, median, mean):

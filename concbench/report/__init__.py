@@ -1,0 +1,1 @@
+"""Showing it: tables defined once and rendered to the terminal, Markdown and HTML, plots, exports."""

@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from enum import StrEnum
 
-from ..catalog import Benchmark
+from ..analysis.summary import SeriesSummary
 from ..errors import UsageError
-from ..records import ProbeRecord, RunRecord, SessionRecord, field_names
-from ..verify import Verdict
+from ..running.verify import Verdict
+from ..spec.catalog import Benchmark
+from ..storing.records import ProbeRecord, RunRecord, SessionRecord, field_names
 from . import render
-from .summary import SeriesSummary
 from .tables import metrics_table, summary_table
 
 JSON_FORMAT_VERSION = 1

@@ -27,18 +27,19 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from ..catalog import Benchmark, Catalog, value_order
-from ..files import write_whole
-from ..records import RunRecord, RunStatus, SessionRecord, options_text, series_label
-from ..stats import Summary
+from ..analysis.best import best_pairs
+from ..analysis.choice import named_pairs, runs_to_draw
+from ..analysis.explain import Diagnosis, diagnose
+from ..analysis.growth import growth_series
+from ..analysis.scaling import ScalingTable, scaling_tables
+from ..analysis.stats import Summary
+from ..analysis.summary import SeriesSummary, summarise
+from ..analysis.variants import PairComparison
+from ..spec.catalog import Benchmark, Catalog, value_order
+from ..storing.files import write_whole
+from ..storing.records import RunRecord, RunStatus, SessionRecord, options_text, series_label
 from . import plots
-from .best import best_pairs
-from .choice import named_pairs, runs_to_draw
-from .explain import Diagnosis, diagnose
-from .growth import growth_series
 from .render import to_html
-from .scaling import ScalingTable, scaling_tables
-from .summary import SeriesSummary, summarise
 from .tables import (
     EXPLAIN_NOTE,
     best_table,
@@ -56,7 +57,6 @@ from .tables import (
     warnings_table,
 )
 from .units import fmt_bytes, fmt_ns
-from .variants import PairComparison
 
 # The page's frame and its style sheet are package data (report/assets), filled in per session.
 _ASSETS = resources.files("concbench.report") / "assets"

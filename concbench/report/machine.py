@@ -7,9 +7,9 @@ import statistics
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..probe import BAND, Kind, Reference
-from ..records import ProbeRecord, RunRecord, SessionRecord, counted, disturbed_only
-from ..session import SETTLE_SPREAD
+from ..running.probe import BAND, Kind, Reference
+from ..running.session import SETTLE_SPREAD
+from ..storing.records import ProbeRecord, RunRecord, SessionRecord, counted, disturbed_only
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import sys
 import webbrowser
 from pathlib import Path
 
-from ..files import write_whole
+from ..storing.files import write_whole
 
 PAGE = "index.html"
 

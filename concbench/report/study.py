@@ -11,16 +11,16 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from ..studies import PublishedTable, Quantity, Statistic, Study, Sweep
-from . import configurations, geomeans
-from .growth import growth_series
+from ..analysis import configurations, geomeans
+from ..analysis.growth import growth_series
+from ..analysis.scaling import scaling_tables
+from ..analysis.summary import COMPUTE, SeriesSummary
+from ..analysis.variants import pair_series
+from ..spec.studies import PublishedTable, Quantity, Statistic, Study, Sweep
 from .render import to_html
-from .scaling import scaling_tables
-from .summary import COMPUTE, SeriesSummary
 from .svg import slug
 from .tables import grid_table
 from .units import fmt_ns
-from .variants import pair_series
 
 Z95 = NormalDist().inv_cdf(0.975)
 

@@ -7,15 +7,15 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..catalog import value_order
-from ..records import FAILED_STATUSES, RunRecord, RunStatus
-from ..stats import CV_WARN_THRESHOLD
-from .growth import GrowthSeries
+from ..analysis.growth import GrowthSeries
+from ..analysis.scaling import ScalingTable
+from ..analysis.stats import CV_WARN_THRESHOLD
+from ..analysis.summary import COMPUTE, SeriesSummary
+from ..analysis.variants import PairComparison
+from ..spec.catalog import value_order
+from ..storing.records import FAILED_STATUSES, RunRecord, RunStatus
 from .model import MISSING, Cell, Column, Span, TableModel, cell, cells
-from .scaling import ScalingTable
-from .summary import COMPUTE, SeriesSummary
 from .units import fmt_bytes, fmt_metric, fmt_ns, fmt_p, fmt_pct
-from .variants import PairComparison
 
 TIMES_NOTE = ("median … max: in-process iteration times (kernel only, warm-up left out); "
               "process: whole-process wall time, start-up included; CPU: (user+sys)/wall of the process")
@@ -521,7 +521,7 @@ def variants_table(variants: list[dict]) -> TableModel:
 
 def best_table(pairs) -> TableModel:
     """Per benchmark and variant: the faithful port's median, the best shape's, and how many times faster
-    the best is (report/best.py)."""
+    the best is (analysis/best.py)."""
     out = TableModel("best", "The paper's program against the best its language does",
                      (Column("benchmark", key=True), Column("variant", key=True), Column("param"),
                       Column("cores", True), Column("faithful [shape]"), Column("median", True),

@@ -13,14 +13,14 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from ..catalog import Benchmark
-from ..records import SessionRecord
-from .best import best_pairs
-from .growth import growth_series
+from ..analysis.best import best_pairs
+from ..analysis.growth import growth_series
+from ..analysis.summary import FAILED_RUN, SKIPPED, SeriesSummary, note_counts
+from ..spec.catalog import Benchmark
+from ..storing.records import SessionRecord
 from .layout import column_widths, fit, table_width
 from .model import TableModel
 from .render import to_rich
-from .summary import FAILED_RUN, SKIPPED, SeriesSummary, note_counts
 from .tables import best_table, compute_table, growth_table, metrics_table, overview_table, summary_table
 
 # Off a terminal (a pipe, a log file) and without COLUMNS: wide enough for the summary's main columns.

@@ -1,0 +1,1 @@
+"""Keeping it: the records of sessions, runs and samples, the store over SQLite or PostgreSQL, merging stores."""
