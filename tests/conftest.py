@@ -102,10 +102,11 @@ def in_process(argv: list[str], env: dict[str, str], timeout: float) -> subproce
     made anew for the call (a pipe's width, COLUMNS as `env` sets it). A call past `timeout` ends this test
     process with every thread's stack (a hang fails the test, never the suite's clock)."""
     from concbench import cli
+    from concbench.cli import common
     from concbench.report.terminal import make_console
 
     out, err = io.StringIO(), io.StringIO()
-    saved_env, saved_consoles, folder, saved_argv = dict(os.environ), (cli.console, cli.err_console), os.getcwd(), sys.argv
+    saved_env, saved_consoles, folder, saved_argv = dict(os.environ), (common.console, common.err_console), os.getcwd(), sys.argv
     faulthandler.dump_traceback_later(timeout, exit=True)
     try:
         os.environ.clear()
@@ -113,7 +114,7 @@ def in_process(argv: list[str], env: dict[str, str], timeout: float) -> subproce
         os.chdir(ROOT)
         sys.argv = ["concbench", *argv]   # a session stores the command it was given from here
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            cli.console, cli.err_console = make_console(out), make_console(err, stderr=True)
+            common.console, common.err_console = make_console(out), make_console(err, stderr=True)
             try:
                 cli.main(list(argv))
                 code = 0
@@ -121,7 +122,7 @@ def in_process(argv: list[str], env: dict[str, str], timeout: float) -> subproce
                 code = end.code if isinstance(end.code, int) else (0 if end.code is None else 1)
     finally:
         faulthandler.cancel_dump_traceback_later()
-        cli.console, cli.err_console = saved_consoles
+        common.console, common.err_console = saved_consoles
         os.chdir(folder)
         sys.argv = saved_argv
         os.environ.clear()

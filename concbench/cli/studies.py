@@ -1,0 +1,181 @@
+"""`study list/run/claims/report`: a published experiment rerun and laid beside its source."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import click
+
+from ..analysis.claim_verdicts import Context as ClaimsContext
+from ..analysis.claim_verdicts import claims_document, judge_claims
+from ..analysis.summary import summarise
+from ..analysis.verdict import figure as verdict_figure
+from ..analysis.verdict import study_verdicts
+from ..errors import UsageError
+from ..report.study import (
+    claims_grid,
+    findings_grid,
+    findings_html,
+    grid_html,
+    published_grid,
+    study_figures,
+    study_grids,
+)
+from ..report.tables import grid_table
+from ..report.terminal import say, say_whole, show
+from ..running import environment
+from ..running.session import Settings
+from ..scaleout.parts import runs_of, whole
+from ..spec.catalog import Catalog
+from ..spec.studies import SCALES, find_study, load_studies, plan_study
+from . import common
+from .common import EXIT_OK, _available, _catalog, _db_option, _order_options, _seed, cli, open_store
+from .pages import write_page
+from .runs import finish_session, run_session, sharded
+
+
+@cli.group("study")
+def study_group() -> None:
+    """Presets that reproduce a published experiment and lay its tables beside ours."""
+
+
+@study_group.command("list")
+def study_list() -> int:
+    """The studies and what each reproduces."""
+    for study in load_studies(_catalog().root).values():
+        common.console.print(f"[bold]{study.id}[/]: {study.title}", highlight=False)
+        common.console.print(f"    {study.method}", highlight=False)
+    return EXIT_OK
+
+
+@study_group.command("run")
+@click.argument("study_id")
+@click.option("--scale", default="quick", show_default=True, type=click.Choice(list(SCALES)),
+              help="quick: minutes on 2 cores; paper: the source's design.")
+@_db_option()
+@click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
+@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
+@_order_options
+def study_run(study_id, scale, db, shard, resume, seed, no_probe, settle, memory_limit) -> int:
+    """Run a study's preset as one session, then show its tables beside the published ones."""
+    catalog = _catalog()
+    study, planner, config = study_planner(catalog, click.get_current_context().params)
+    store, outcome = run_session(catalog, planner, Settings(runs=study.runs[scale], seed=_seed(seed), probe=not no_probe,
+                                                                 settle_s=settle, memory_limit_bytes=memory_limit),
+                                  db, config,
+                                  resume=resume, estimate=True)
+    code = finish_session(catalog, store, outcome, strict=False)
+    rows = summarise(store.runs(outcome.session_id))
+    _print_study(study, rows, _claims_context(catalog, study, scale, rows))
+    return code
+
+
+def study_planner(catalog: Catalog, p: dict):
+    """`study run`'s request (its parsed parameters `p`): the study, a planner and the session's config."""
+    study = find_study(catalog.root, p["study_id"])
+    told: set[str] = set()
+
+    def planner(current: Catalog) -> list:
+        plan, left_out = plan_study(current, study, p["scale"], _available(current), len(environment.allowed_cpus()))
+        for missing in sorted(set(left_out) - told):
+            common.err_console.print(f"{study.id}: {missing} is unavailable here and left out")
+            told.add(missing)
+        return plan
+
+    config = {"study": study.id, "scale": p["scale"]}
+    return study, sharded(planner, p["shard"], config), config
+
+
+def _claims_context(catalog: Catalog, study, scale: str, rows) -> ClaimsContext:
+    """Where a session's claims are judged: its scale, the most cores it ran on (this machine's where it ran
+    none), the variants it ran or that are built here."""
+    cores = max((r.cores for r in rows), default=len(environment.allowed_cpus()))
+    return ClaimsContext(study.id, scale, cores, frozenset({r.variant for r in rows} | _available(catalog)))
+
+
+def _print_study(study, rows, context) -> tuple[list, list, list]:
+    """The study's claims with their verdicts, then its tables beside the published ones, then how each table's
+    order compares (a description, not the verdict); all three returned for the HTML page."""
+    common.console.print(f"[bold]{study.title}[/]", highlight=False)
+    common.console.print(f"method: {study.method}", highlight=False)
+    findings = judge_claims(study.claims, rows, context)
+    if findings:
+        show(common.console, grid_table(findings_grid(study, findings)))
+    grids = study_grids(study, rows)
+    for grid in [*grids, *(published_grid(study, t) for t in study.published)]:
+        show(common.console, grid_table(grid))
+    common.console.print("[bold]order within each table[/] (a description, not the verdict: each published table laid "
+                         "against ours cell by cell, each side ÷ its geometric mean over the cells both have):", highlight=False)
+    verdicts = study_verdicts(study, rows)
+    for verdict in verdicts:
+        common.console.print(f"  {verdict.line}", highlight=False, markup=False)
+    if not verdicts:
+        common.console.print("  none of this study's published tables is matched cell by cell yet", highlight=False)
+    return grids, verdicts, findings
+
+
+@study_group.command("claims")
+@click.argument("study_id")
+@click.option("--format", "form", default="text", show_default=True, type=click.Choice(["text", "json"]),
+              help="json: the claims under a versioned schema (concbench/schema/claims-v1.schema.json).")
+def study_claims(study_id, form) -> int:
+    """The source's claims and what would make each hold; runs nothing."""
+    study = find_study(_catalog().root, study_id)
+    if form == "json":
+        click.echo(json.dumps(claims_document(study.id, study.claims), indent=2, ensure_ascii=False))
+    elif study.claims:
+        show(common.console, grid_table(claims_grid(study)))
+    else:
+        common.console.print(f"{study.id} lists no claims yet", highlight=False)
+    return EXIT_OK
+
+
+@study_group.command("report")
+@click.argument("study_id")
+@click.option("--session", "session_id", default=None, type=int, help="A session of this study (default: the latest).")
+@click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "form", default="text", show_default=True, type=click.Choice(["text", "json"]),
+              help="json: the claims and their verdicts alone, under a versioned schema.")
+@_db_option()
+def study_report(study_id, session_id, html_dir, form, db) -> int:
+    """The study's tables from its latest session, beside the published figures."""
+    if form == "json" and html_dir:
+        raise UsageError("--format json writes the claims alone: give --html without it")
+    catalog = _catalog()
+    study = find_study(catalog.root, study_id)
+    store = open_store(catalog, db)
+    sessions = [s for s in store.sessions() if s.config.get("study") == study.id and s.status != "running"]
+    if session_id is not None:
+        sessions = [s for s in sessions if s.id == session_id]
+    if not sessions:
+        raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
+    record = sessions[-1]
+    parts = whole(store, record)
+    for line in parts.headings() if parts.count > 1 else []:
+        say(common.console, line)
+    runs = runs_of(store, parts, with_samples=html_dir is not None)
+    rows = summarise(runs)
+    context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
+    if form == "json":
+        findings = judge_claims(study.claims, rows, context)
+        click.echo(json.dumps(claims_document(study.id, study.claims, findings, record.id, context.scale),
+                              indent=2, ensure_ascii=False))
+        return EXIT_OK
+    grids, verdicts, findings = _print_study(study, rows, context)
+    if html_dir:
+        # The claims first; the study's charts; then ours and the published tables of the same benchmark side by side.
+        sections = [("the source's claims", findings_html(study, findings))] if findings else []
+        sections += study_figures(study, rows)
+        for benchmark in dict.fromkeys([*(g.title.split(":")[0] for g in grids), *(t.benchmark for t in study.published)]):
+            sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
+            sections += [(grid.title, grid_html(grid, caption=False))
+                         for grid in (published_grid(study, t) for t in study.published if t.benchmark == benchmark)]
+        if verdicts:
+            items = "".join(f"<li>{html.escape(v.line)}{verdict_figure(v, f'verdict-{n}')}</li>"
+                            for n, v in enumerate(verdicts))
+            sections.append(("order within each table (a description, not the verdict)", f"<ul class='verdicts'>{items}</ul>"))
+        path = write_page(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
+        say_whole(common.console, f"wrote {path}")
+    return EXIT_OK
