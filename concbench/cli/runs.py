@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -14,6 +15,7 @@ from ..report.page import default_folder, mark
 from ..report.terminal import print_summary, say, say_whole
 from ..running import environment, executor, session, toolchains
 from ..running.plan import (
+    Point,
     Request,
     make_plan,
     parse_option,
@@ -78,62 +80,92 @@ from .setup import build_all
               help="Only the K-th of N disjoint parts of the plan (whole series each; for several machines).")
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 @_order_options
-def run_command(benchmarks, variants, size, params, cores, options, runs, iterations, warmup, timeout, all_shapes,
-                strict, db, export_json, export_csv, export_bmf, page, shard, resume, seed, no_probe, settle,
-                memory_limit) -> int:
+def run_command(**given) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
-    for path, flag in ((export_json, "--export-json"), (export_csv, "--export-csv"), (export_bmf, "--export-bmf")):
+    o = RunOptions(**given)
+    for path, flag in ((o.export_json, "--export-json"), (o.export_csv, "--export-csv"), (o.export_bmf, "--export-bmf")):
         _writable(path, flag)
     catalog = _catalog()
-    planner, config = run_planner(click.get_current_context().params)
-    store, outcome = run_session(catalog, planner, Settings(runs=runs, timeout_s=timeout, seed=_seed(seed),
-                                                                 probe=not no_probe, settle_s=settle,
-                                                                 memory_limit_bytes=memory_limit), db,
-                                  config, variants, resume)
-    return finish_session(catalog, store, outcome, strict, [(export_json, "json"), (export_csv, "csv"), (export_bmf, "bmf")],
-                           page)
+    planner, config = run_planner(o)
+    settings = Settings(runs=o.runs, timeout_s=o.timeout, seed=_seed(o.seed), probe=not o.no_probe, settle_s=o.settle,
+                        memory_limit_bytes=o.memory_limit)
+    store, outcome = run_session(catalog, planner, settings, o.db, config, o.variants, o.resume)
+    exports = [(o.export_json, "json"), (o.export_csv, "csv"), (o.export_bmf, "bmf")]
+    return finish_session(catalog, store, outcome, o.strict, exports, o.page)
 
 
-def run_planner(p: dict, cores_here: bool = True):
-    """`run`'s request (its parsed parameters `p`), checked, as a planner and the session's config. `cores_here`:
-    hold --cores to this machine's CPUs (not where the parts run on other machines: each checks its own)."""
+@dataclass(frozen=True)
+class RunOptions:
+    """`run`'s command line as click parsed it, one field per option (`slurm submit` parses a `run …` the same way)."""
+
+    benchmarks: tuple[str, ...]
+    variants: tuple[str, ...]
+    size: str
+    params: str | None
+    cores: str | None
+    options: tuple[str, ...]
+    runs: int
+    iterations: int | None
+    warmup: int | None
+    timeout: float | None
+    all_shapes: bool
+    strict: bool
+    db: Path | str | None
+    export_json: Path | None
+    export_csv: Path | None
+    export_bmf: Path | None
+    page: bool
+    shard: str | None
+    resume: bool
+    seed: int | None
+    no_probe: bool
+    settle: float
+    memory_limit: int | None
+
+
+def run_planner(o: RunOptions, cores_here: bool = True) -> tuple[Sharded, dict]:
+    """`run`'s request, checked, as a planner and the session's config. `cores_here`: hold --cores to this
+    machine's CPUs (not where the parts run on other machines: each checks its own)."""
     allowed = environment.allowed_cpus()
-    core_counts = _int_list(p["cores"], "--cores") if p["cores"] else (len(allowed),)
+    core_counts = _int_list(o.cores, "--cores") if o.cores else (len(allowed),)
     if cores_here and max(core_counts) > len(allowed):
         raise UsageError(f"--cores {max(core_counts)}: only {len(allowed)} CPUs are available to this process")
     request = Request(
-        benchmarks=p["benchmarks"], variants=p["variants"], size=p["size"],
-        params=parse_values(p["params"], "--param") if p["params"] else (),
-        cores=core_counts, options=tuple(parse_option(o) for o in p["options"]),
-        iterations=p["iterations"], warmup=p["warmup"], all_shapes=p["all_shapes"],
+        benchmarks=o.benchmarks, variants=o.variants, size=o.size,
+        params=parse_values(o.params, "--param") if o.params else (),
+        cores=core_counts, options=tuple(parse_option(text) for text in o.options),
+        iterations=o.iterations, warmup=o.warmup, all_shapes=o.all_shapes,
     )
     config = {"request": {k: list(v) if isinstance(v, tuple) else v for k, v in request.__dict__.items()},
-              "timeout_s": p["timeout"], "strict": p["strict"]}
-    return sharded(lambda c: make_plan(c, request, _available(c)), p["shard"], config), config
+              "timeout_s": o.timeout, "strict": o.strict}
+    return Sharded(lambda c: make_plan(c, request, _available(c)), o.shard), config
 
 
-def sharded(planner, text: str | None, config: dict):
-    """With `--shard K/N`, the planner's K-th part, the session's config noting the part and the whole plan's
-    identity (the parts of one plan share it); without, the whole plan, its identity noted as `plan` (so that
-    `--resume` finds a session of the same plan)."""
-    shard = parse_shard(text) if text is not None else None
+class Sharded:
+    """A planner's plan, or with `--shard K/N` its K-th part, and what the session's config notes of the plan once
+    made (`notes`): the whole plan's identity (so that `--resume` finds a session of the same plan; the parts of
+    one plan share it) and, for a part, which part of how many points."""
 
-    def part(current: Catalog) -> list:
-        plan = planner(current)
-        if shard is None:
-            config["plan"] = plan_identity(plan)
+    def __init__(self, planner: Callable[[Catalog], list[Point]], text: str | None) -> None:
+        self.planner, self.shard = planner, parse_shard(text) if text is not None else None
+        self.notes: dict = {}
+
+    def __call__(self, current: Catalog) -> list[Point]:
+        plan = self.planner(current)
+        if self.shard is None:
+            self.notes = {"plan": plan_identity(plan)}
             return plan
-        config["shard"] = {"part": str(shard), "plan": plan_identity(plan), "points": len(plan)}
-        return shard_of(plan, shard)
-    return part
+        self.notes = {"shard": {"part": str(self.shard), "plan": plan_identity(plan), "points": len(plan)}}
+        return shard_of(plan, self.shard)
 
 
-def run_session(catalog: Catalog, planner, settings: Settings, db: Path | None, config: dict,
+def run_session(catalog: Catalog, planner: Sharded, settings: Settings, db: Path | str | None, config: dict,
                  named: tuple[str, ...] = (), resume: bool = False, estimate: bool = False):
     """Plan, build what the plan needs (session.prepare), then run it as one stored session: with `resume`, the
     store's unfinished session of the same plan goes on where there is one; `estimate` first says how long."""
     probe(db or _default_db(catalog))   # a server database that cannot be reached stops us before anything runs
     catalog, plan = session.prepare(catalog, planner, lambda languages: build_all(catalog, languages), named)
+    config = {**config, **planner.notes}   # the plan's identity, known once it is made
     launcher = toolchains.launcher_path(catalog.root / "build")
     if launcher is None:
         common.err_console.print("no C compiler: peak memory cannot be measured (it is stored as NULL with the reason)")

@@ -15,7 +15,7 @@ from ..spec.catalog import Catalog
 from ..storing.database import is_server, shown
 from . import common
 from .common import EXIT_OK, _catalog, _db_option, _default_db, _writable, cli
-from .runs import run_command, run_planner
+from .runs import RunOptions, run_command, run_planner
 from .studies import study_planner, study_run
 
 
@@ -52,7 +52,7 @@ def _slurm_command(catalog: Catalog, words: list[str]):
         if key in given:
             raise UsageError(f"slurm submit: {flag} is not for one part: report the merged results with `concbench report`")
     if command is run_command:
-        return run_planner(params, cores_here=False)
+        return run_planner(RunOptions(**params), cores_here=False)
     return study_planner(catalog, params)[1:]
 
 
@@ -78,8 +78,9 @@ def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
     from ..scaleout import slurm
 
     catalog = _catalog()
-    planner, config = _slurm_command(catalog, list(command))
+    planner, _ = _slurm_command(catalog, list(command))
     series = series_count(planner(catalog))
+    plan = planner.notes["plan"]   # the whole plan's identity, noted as it was made
     if series < shards:
         raise UsageError(f"--shards {shards}: the plan has {series} series, fewer than {shards} parts (a part runs "
                          "whole series)")
@@ -89,10 +90,10 @@ def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
     else:
         is_server(target)   # refuses a URL of another kind than PostgreSQL's
     job = slurm.Job(
-        folder=(folder or catalog.root / "results" / "slurm" / f"{config['plan']}-{shards}").absolute(),
+        folder=(folder or catalog.root / "results" / "slurm" / f"{plan}-{shards}").absolute(),
         command=list(command), shards=shards,
         target=str(target.absolute()) if isinstance(target, Path) else target,   # a database URL goes as it is
-        plan=config["plan"], concbench=_this_concbench(), root=str(catalog.root),
+        plan=plan, concbench=_this_concbench(), root=str(catalog.root),
         partition=partition, time=time_limit,
     )
     submission = slurm.submit(job, slurm.SlurmTools())

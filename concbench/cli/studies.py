@@ -33,7 +33,7 @@ from ..spec.studies import SCALES, find_study, load_studies, plan_study
 from . import common
 from .common import EXIT_OK, _available, _catalog, _db_option, _order_options, _seed, cli, open_store
 from .pages import write_page
-from .runs import finish_session, run_session, sharded
+from .runs import Sharded, finish_session, run_session
 
 
 @cli.group("study")
@@ -85,7 +85,7 @@ def study_planner(catalog: Catalog, p: dict):
         return plan
 
     config = {"study": study.id, "scale": p["scale"]}
-    return study, sharded(planner, p["shard"], config), config
+    return study, Sharded(planner, p["shard"]), config
 
 
 def _claims_context(catalog: Catalog, study, scale: str, rows) -> ClaimsContext:
