@@ -39,7 +39,7 @@ SCOPE: dict[str, tuple[str, ...]] = {
     "running.protocol": ("*",),
     "analysis.regression": ("*",),
     # The comparisons and what they call; not the bimodality rules, the study methods or the warning kinds.
-    "analysis.stats": ("x_summarize", "x_compare", "x_compare_runs", "xǁRunLevelComparisonǁruns_to_resolve",
+    "analysis.stats": ("x_summary_of", "x_compare", "x_compare_runs", "xǁRunLevelComparisonǁruns_to_resolve",
               "x__as_array", "x__check_confidence", "x__finite_or_none", "x__pct", "x__median_axis",
               "x__ratio_of_medians_axis", "x__bootstrap_interval"),
 }

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from concbench.analysis.stats import RunLevelComparison, WarningKind, compare, compare_runs, summarize
+from concbench.analysis.stats import RunLevelComparison, WarningKind, compare, compare_runs, summary_of
 from concbench.running.verify import Ending, judge
 from concbench.storing.records import IterationRecord, RunRecord, RunStatus
 
@@ -83,7 +83,7 @@ def test_a_right_run_is_ok_with_no_message_and_a_timeout_keeps_its_stall(catalog
         assert (run.status, run.stall) == ("timeout", stall)
 
 
-# --------------------------------------------------------------------------- stats.summarize
+# --------------------------------------------------------------------------- stats.summary_of
 
 
 @pytest.mark.parametrize("samples, warnings", [
@@ -97,11 +97,11 @@ def test_a_right_run_is_ok_with_no_message_and_a_timeout_keeps_its_stall(catalog
                        (WarningKind.CONSTANT, "constant samples: no interval of the median")]),
 ])
 def test_each_summary_warning_is_worded_exactly_with_its_kind(samples, warnings):
-    assert [(w.kind, w.text) for w in summarize(samples).warnings] == warnings
+    assert [(w.kind, w.text) for w in summary_of(samples).warnings] == warnings
 
 
 def test_a_cv_of_exactly_5_percent_is_not_above_it_and_three_samples_have_a_median_interval():
-    s = summarize([19.0, 20.0, 21.0])         # sd 1, mean 20: cv 0.05 exactly
+    s = summary_of([19.0, 20.0, 21.0])         # sd 1, mean 20: cv 0.05 exactly
     assert s.cv == 0.05 and s.warnings == ()
     assert s.median_ci_low is not None and s.median_ci_high is not None
 
@@ -115,7 +115,7 @@ def _percentile_bootstrap(data, statistic, confidence, seed):
 @pytest.mark.parametrize("confidence", [0.5, 0.9, 0.99])
 def test_the_median_interval_is_the_percentile_bootstrap_at_the_confidence_asked(confidence):
     x = np.random.default_rng(11).lognormal(3.0, 0.4, 40)
-    s = summarize(x, confidence=confidence, seed=5)
+    s = summary_of(x, confidence=confidence, seed=5)
     assert (s.median_ci_low, s.median_ci_high) == _percentile_bootstrap(
         (x,), lambda v, axis=-1: np.median(v, axis=axis), confidence, 5)
 
@@ -123,7 +123,7 @@ def test_the_median_interval_is_the_percentile_bootstrap_at_the_confidence_asked
 def test_samples_of_any_numeric_type_are_summarised_in_double_precision():
     # In single precision 2^24 + 1 is 2^24: the three 1s would vanish from the mean.
     single = np.array([16_777_216.0, 1.0, 1.0, 1.0], dtype=np.float32)
-    s = summarize(single)
+    s = summary_of(single)
     assert s.mean == 16_777_219.0 / 4 and s.median == 1.0
     assert compare(single, np.full(4, 16_777_219.0 / 4)).diff_of_means == 0.0
 
@@ -131,7 +131,7 @@ def test_samples_of_any_numeric_type_are_summarised_in_double_precision():
 def test_the_default_seed_is_0_so_reports_can_be_reproduced():
     x = np.random.default_rng(12).normal(10, 1, 30)
     y = np.random.default_rng(13).normal(11, 1, 30)
-    assert summarize(x) == summarize(x, seed=0)
+    assert summary_of(x) == summary_of(x, seed=0)
     assert compare(x, y) == compare(x, y, seed=0)
 
 
@@ -140,9 +140,9 @@ def test_the_default_seed_is_0_so_reports_can_be_reproduced():
 
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")    # the log of a 0 median, then refused
 @pytest.mark.parametrize("call, message", [
-    (lambda: summarize([]), "samples: empty sequence"),
-    (lambda: summarize([1.0, float("nan")]), "samples: contains NaN or infinite values"),
-    (lambda: summarize([1.0, 2.0], confidence=1.5), "confidence must be in (0, 1), got 1.5"),
+    (lambda: summary_of([]), "samples: empty sequence"),
+    (lambda: summary_of([1.0, float("nan")]), "samples: contains NaN or infinite values"),
+    (lambda: summary_of([1.0, 2.0], confidence=1.5), "confidence must be in (0, 1), got 1.5"),
     (lambda: compare([], [1.0]), "a: empty sequence"),
     (lambda: compare([1.0], [float("inf")]), "b: contains NaN or infinite values"),
     (lambda: compare_runs([[]], [[1.0]]), "a run: empty sequence"),

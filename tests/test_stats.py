@@ -21,7 +21,7 @@ from concbench.analysis.stats import (
     compare,
     geometric_mean,
     normalised,
-    summarize,
+    summary_of,
 )
 
 
@@ -35,7 +35,7 @@ def kinds(summary: Summary) -> set[WarningKind]:
 
 def looks_bimodal(samples) -> bool:
     """What a report notes: a summary's warning of the bimodal kind."""
-    return WarningKind.BIMODAL in kinds(summarize(samples))
+    return WarningKind.BIMODAL in kinds(summary_of(samples))
 
 # Textbook quantiles (printed t and z tables), deliberately not from scipy.
 T_975_DF4 = 2.776445
@@ -50,11 +50,11 @@ def two_clusters(n_each: int = 50, seed: int = 0) -> np.ndarray:
     return np.concatenate([rng.normal(1.0, 0.05, n_each), rng.normal(2.0, 0.05, n_each)])
 
 
-# --------------------------------------------------------------------------- summarize
+# --------------------------------------------------------------------------- summary_of
 
 
 def test_summary_of_one_to_five_matches_hand_formulas():
-    s = summarize([1, 2, 3, 4, 5])
+    s = summary_of([1, 2, 3, 4, 5])
     assert isinstance(s, Summary)
     assert s.n == 5
     assert s.mean == pytest.approx(3.0)
@@ -68,14 +68,14 @@ def test_summary_of_one_to_five_matches_hand_formulas():
 
 
 def test_summary_confidence_level_is_used():
-    s = summarize([1, 2, 3, 4, 5], confidence=0.90)
+    s = summary_of([1, 2, 3, 4, 5], confidence=0.90)
     half = T_950_DF4 * math.sqrt(2.5) / math.sqrt(5)
     assert s.ci_low == pytest.approx(3.0 - half, abs=1e-5)
     assert s.ci_high == pytest.approx(3.0 + half, abs=1e-5)
 
 
 def test_summary_is_frozen():
-    s = summarize([1.0, 2.0, 3.0])
+    s = summary_of([1.0, 2.0, 3.0])
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.mean = 0.0  # type: ignore[misc]
 
@@ -84,21 +84,21 @@ def test_cv_warning_on_noisy_sample_with_its_value():
     noisy = [100.0, 80.0, 120.0, 90.0, 110.0]
     cv = statistics.stdev(noisy) / statistics.mean(noisy)
     assert cv > CV_WARN_THRESHOLD
-    s = summarize(noisy)
+    s = summary_of(noisy)
     assert s.cv == pytest.approx(cv)
     assert f"cv {100 * cv:.1f}% > 5%" in texts(s) and kinds(s) == {WarningKind.HIGH_CV}
 
 
 def test_no_cv_warning_on_tight_sample():
     tight = [100.0, 101.0, 99.0, 100.5, 99.5]
-    s = summarize(tight)
+    s = summary_of(tight)
     assert s.cv is not None and s.cv < CV_WARN_THRESHOLD
     assert not any(w.startswith("cv") for w in texts(s))
     assert s.warnings == ()
 
 
 def test_n1_gives_none_and_warning():
-    s = summarize([7.5])
+    s = summary_of([7.5])
     assert (s.n, s.mean, s.median, s.min, s.max) == (1, 7.5, 7.5, 7.5, 7.5)
     assert s.sd is None and s.cv is None
     assert s.ci_low is None and s.ci_high is None
@@ -107,7 +107,7 @@ def test_n1_gives_none_and_warning():
 
 
 def test_n2_has_t_interval_but_no_median_interval():
-    s = summarize([10.0, 12.0])
+    s = summary_of([10.0, 12.0])
     assert s.sd == pytest.approx(2.0 / math.sqrt(2))
     half = T_975_DF1 * (2.0 / math.sqrt(2)) / math.sqrt(2)
     assert s.ci_low == pytest.approx(11.0 - half, abs=1e-4)
@@ -117,7 +117,7 @@ def test_n2_has_t_interval_but_no_median_interval():
 
 
 def test_constant_samples():
-    s = summarize([3.0] * 20)
+    s = summary_of([3.0] * 20)
     assert s.sd == 0.0
     assert s.cv == 0.0
     assert s.ci_low is None and s.ci_high is None  # zero-width interval would overclaim
@@ -129,36 +129,36 @@ def test_constant_samples():
 
 
 def test_zero_mean_gives_no_cv():
-    s = summarize([-1.0, 0.0, 1.0])
+    s = summary_of([-1.0, 0.0, 1.0])
     assert s.mean == 0.0
     assert s.cv is None
     assert any("cv" in w for w in texts(s))
 
 
 @pytest.mark.parametrize("bad", [[], [1.0, float("nan")], [1.0, float("inf")]])
-def test_summarize_rejects_empty_and_non_finite(bad):
+def test_summary_of_rejects_empty_and_non_finite(bad):
     with pytest.raises(ValueError):
-        summarize(bad)
+        summary_of(bad)
 
 
 @pytest.mark.parametrize("conf", [0.0, 1.0, 1.5, -0.1])
-def test_summarize_rejects_bad_confidence(conf):
+def test_summary_of_rejects_bad_confidence(conf):
     with pytest.raises(ValueError):
-        summarize([1.0, 2.0, 3.0], confidence=conf)
+        summary_of([1.0, 2.0, 3.0], confidence=conf)
 
 
 def test_bootstrap_is_deterministic_for_a_seed():
     x = np.random.default_rng(3).normal(10, 1, 50)
-    a = summarize(x, seed=42)
-    b = summarize(x, seed=42)
-    c = summarize(x, seed=43)
+    a = summary_of(x, seed=42)
+    b = summary_of(x, seed=42)
+    c = summary_of(x, seed=43)
     assert (a.median_ci_low, a.median_ci_high) == (b.median_ci_low, b.median_ci_high)
     assert (a.median_ci_low, a.median_ci_high) != (c.median_ci_low, c.median_ci_high)
 
 
 def test_median_ci_contains_median_and_has_plausible_width():
     x = np.random.default_rng(5).normal(50.0, 2.0, 200)
-    s = summarize(x)
+    s = summary_of(x)
     assert s.median_ci_low is not None and s.median_ci_high is not None
     assert s.median_ci_low < s.median < s.median_ci_high
     assert s.min <= s.median_ci_low and s.median_ci_high <= s.max
@@ -169,13 +169,13 @@ def test_median_ci_contains_median_and_has_plausible_width():
 
 def test_wider_confidence_gives_wider_intervals():
     x = np.random.default_rng(9).normal(10, 1, 40)
-    s95, s99 = summarize(x, 0.95), summarize(x, 0.99)
+    s95, s99 = summary_of(x, 0.95), summary_of(x, 0.99)
     assert s99.ci_high - s99.ci_low > s95.ci_high - s95.ci_low
     assert s99.median_ci_high - s99.median_ci_low >= s95.median_ci_high - s95.median_ci_low
 
 
 def test_summary_flags_bimodal_samples():
-    s = summarize(two_clusters())
+    s = summary_of(two_clusters())
     assert any(w.startswith("bimodal samples (") for w in texts(s))
 
 

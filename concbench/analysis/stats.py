@@ -24,7 +24,7 @@ __all__ = [
     "Comparison",
     "WarningKind",
     "Note",
-    "summarize",
+    "summary_of",
     "compare",
     "geometric_mean",
     "normalised",
@@ -171,7 +171,7 @@ class Note(NamedTuple):
         return self.text
 
 
-def summarize(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> Summary:
+def summary_of(samples: Sequence[float], confidence: float = 0.95, seed: int = 0) -> Summary:
     """Describe one set of samples.
 
     Raises ValueError on an empty sequence, non-finite values or a confidence

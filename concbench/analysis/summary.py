@@ -94,7 +94,7 @@ def summarise_series(runs: list[RunRecord]) -> SeriesSummary:
     first = runs[0]
     shape, options = _split_options(first.options)
     measured = measured_ns(runs)
-    summary = stats.summarize(measured) if measured else None
+    summary = stats.summary_of(measured) if measured else None
     statuses = Counter(str(run.status) for run in runs)
     notes = []
     for run in runs:
