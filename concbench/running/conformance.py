@@ -143,13 +143,20 @@ def argument_cases(catalog: Catalog, description: describe.Description, path: Pa
     return cases
 
 
-def ran(impl: Implementation, case: Rejection) -> str | None:
-    """None when the binary ran the request through the protocol (exit 0, a hello first); else what it did."""
+def _invoked(impl: Implementation, case: Rejection) -> subprocess.CompletedProcess | None:
+    """The binary run on the case's arguments, its output caught; None when it outlived REJECTION_TIMEOUT_S."""
     argv, env = impl.base_command(1)
     try:
-        done = subprocess.run([*argv, *case.args], cwd=impl.folder, env=env, capture_output=True, text=True,
+        return subprocess.run([*argv, *case.args], cwd=impl.folder, env=env, capture_output=True, text=True,
                               timeout=REJECTION_TIMEOUT_S)
     except subprocess.TimeoutExpired:
+        return None
+
+
+def ran(impl: Implementation, case: Rejection) -> str | None:
+    """None when the binary ran the request through the protocol (exit 0, a hello first); else what it did."""
+    done = _invoked(impl, case)
+    if done is None:
         return f"{case.what}: still running after {REJECTION_TIMEOUT_S} s"
     first = (done.stdout.splitlines() or [""])[0]
     if done.returncode != 0:
@@ -163,11 +170,8 @@ def refused(impl: Implementation, case: Rejection) -> str | None:
     """None when the binary refused the request as the protocol says; else what it did instead."""
     if case.exit == 0:
         return ran(impl, case)
-    argv, env = impl.base_command(1)
-    try:
-        done = subprocess.run([*argv, *case.args], cwd=impl.folder, env=env, capture_output=True, text=True,
-                              timeout=REJECTION_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    done = _invoked(impl, case)
+    if done is None:
         return f"{case.what}: still running after {REJECTION_TIMEOUT_S} s instead of exit 2"
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     if done.returncode != 2:
