@@ -78,6 +78,7 @@ def test_reference_answers_live_only_in_benchmarks():
         assert not copied, f"{path.relative_to(ROOT)} copies the reference {copied[0]!r} of {references[copied[0]]}"
 
 
+@pytest.mark.slow   # 30 processes, about a second
 def test_the_shared_argument_cases_pass_the_fake_and_catch_a_front_end_that_takes_anything(catalog, tmp_path):
     from dataclasses import replace
 
