@@ -28,7 +28,7 @@ from ..report.terminal import print_summary, say, say_whole, show
 from ..scaleout.parts import Whole, runs_of, whole
 from ..spec.catalog import REPEAT, Catalog
 from ..storing.database import shown
-from ..storing.records import RunStatus
+from ..storing.records import RunStatus, SessionStatus
 from ..storing.store import Store
 from . import common
 from .common import (
@@ -111,7 +111,7 @@ def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, compari
     """`report --html DIR` writes the page; `report --open` opens the one beside the database (writing it
     first when it is not there, or the session is still running), or the one just written."""
     path = (html_dir or default_folder(_beside(catalog, store), record.id)) / PAGE
-    if html_dir or not shows(path.parent, _origin(store, record)) or record.status == "running":
+    if html_dir or not shows(path.parent, _origin(store, record)) or record.status == SessionStatus.RUNNING:
         try:
             path = write_page(path.parent, catalog, record, store.runs(record.id, with_samples=True), comparisons,
                                probes=store.probes(record.id))

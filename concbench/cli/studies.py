@@ -30,6 +30,7 @@ from ..running.session import Settings
 from ..scaleout.parts import runs_of, whole
 from ..spec.catalog import Catalog
 from ..spec.studies import SCALES, find_study, load_studies, plan_study
+from ..storing.records import SessionStatus
 from . import common
 from .common import EXIT_OK, _available, _catalog, _db_option, _order_options, _seed, cli, open_store
 from .pages import write_page
@@ -146,7 +147,7 @@ def study_report(study_id, session_id, html_dir, form, db) -> int:
     catalog = _catalog()
     study = find_study(catalog.root, study_id)
     store = open_store(catalog, db)
-    sessions = [s for s in store.sessions() if s.config.get("study") == study.id and s.status != "running"]
+    sessions = [s for s in store.sessions() if s.config.get("study") == study.id and s.status != SessionStatus.RUNNING]
     if session_id is not None:
         sessions = [s for s in sessions if s.id == session_id]
     if not sessions:

@@ -20,6 +20,7 @@ from ..errors import BuildError, ProtocolError, RequestRefused, SessionInterrupt
 from ..spec.catalog import Catalog, value_order
 from ..storing.records import (
     FAILED_STATUSES,
+    UNFINISHED,
     IterationRecord,
     Measures,
     ProbeRecord,
@@ -27,6 +28,7 @@ from ..storing.records import (
     RunRecord,
     RunStatus,
     SessionRecord,
+    SessionStatus,
     counted,
     options_text,
 )
@@ -527,7 +529,6 @@ def _without_seed(config: dict) -> dict:
 # cluster are alike): a session resumed where one differs would pool two machines in one session.
 MACHINE = ("cpu_model", "cpus_allowed", "kernel", "machine", "toolchains")
 # A session that did not end as finished or refused: `--resume` goes on with it.
-UNFINISHED = ("running", "interrupted", "crashed")
 
 
 def resumable(store: Store, config: dict) -> SessionRecord | None:
@@ -562,15 +563,15 @@ def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Set
         settings = replace(settings, seed=resume.config.get("probe", {}).get("seed", settings.seed))
     session = Session(catalog, store, settings, progress, executor, probe)
     previous = signal.signal(signal.SIGTERM, _raise_interrupted)
-    result, interrupted, status = None, False, "crashed"
+    result, interrupted, status = None, False, SessionStatus.CRASHED
     try:
         with progress.live(planned_runs(plan, settings.runs) - len(stored)):
             result = session.run_plan(session_id, plan, stored)
-        status = "finished"
+        status = SessionStatus.FINISHED
     except (KeyboardInterrupt, SessionInterrupted):
-        interrupted, status = True, "interrupted"
+        interrupted, status = True, SessionStatus.INTERRUPTED
     except RequestRefused as refusal:
-        status = "refused"
+        status = SessionStatus.REFUSED
         raise RequestRefused(f"{refusal} (session {session_id} stopped there, its finished runs kept)") from None
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -578,6 +579,6 @@ def run_session(catalog: Catalog, store: Store, plan: list[Point], settings: Set
             store.end_session(session_id, status)
         except store.db.errors:
             # The database went away: a session that ended any other way is told by the error it ended with.
-            if status == "finished":
+            if status == SessionStatus.FINISHED:
                 raise
     return Outcome(session_id, result, interrupted)

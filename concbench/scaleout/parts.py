@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..report.terminal import session_heading
-from ..storing.records import RunRecord, SessionRecord
+from ..storing.records import RunRecord, SessionRecord, SessionStatus
 from ..storing.store import Store
 
 
@@ -63,10 +63,10 @@ def whole(store: Store, session: SessionRecord) -> Whole:
     latest: dict[str, SessionRecord] = {}
     for other in store.sessions():
         part = (other.config.get("shard") or {})
-        if part.get("plan") != shard["plan"] or other.status == "running":
+        if part.get("plan") != shard["plan"] or other.status == SessionStatus.RUNNING:
             continue
         kept = latest.get(part["part"])
-        if kept is None or (other.status == "finished") >= (kept.status == "finished"):
+        if kept is None or (other.status == SessionStatus.FINISHED) >= (kept.status == SessionStatus.FINISHED):
             latest[part["part"]] = other
     sessions = sorted(latest.values() or [session], key=_part_index)
     return Whole(sessions, int(shard["part"].split("/")[1]))

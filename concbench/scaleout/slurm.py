@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..storing.database import password_file_line, shown, without_password
 from ..storing.files import write_whole
+from ..storing.records import SessionStatus
 from ..storing.store import Store
 
 JOB_FILE, SHARD_SCRIPT, MERGE_SCRIPT, MERGED = "job.json", "shards.sh", "merge.sh", "merged"
@@ -283,7 +284,7 @@ def shard_states(job: Job, queue: dict[str, tuple[str, str]]) -> list[ShardState
         task = f"{_latest(job, k).array}_{k}"
         held = (f"session {session.id} ({session.status}) holds {len(runs)} of "
                 f"{session.config.get('points', 0) * session.config.get('runs', 0)} runs" if session else "no session yet")
-        if session is not None and session.status == "finished":
+        if session is not None and session.status == SessionStatus.FINISHED:
             states.append(ShardState(k, "finished", f"session {session.id}, {len(runs)} runs"))
             continue
         state, reason = queue.get(task, ("", ""))

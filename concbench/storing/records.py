@@ -31,6 +31,20 @@ class Reason(StrEnum):
     OOM = "oom"                    # killed by the kernel's OOM killer in the run's control group
 
 
+class SessionStatus(StrEnum):
+    """Where a session stands; the store keeps the word."""
+
+    RUNNING = "running"            # started, and not ended (or its harness was killed)
+    FINISHED = "finished"          # every planned run made
+    INTERRUPTED = "interrupted"    # Ctrl-C or SIGTERM
+    REFUSED = "refused"            # a binary refused a request its description allows
+    CRASHED = "crashed"            # the harness failed (the database went away, a bug)
+
+
+# What `--resume` goes on with: a session that did not end finished or refused.
+UNFINISHED = (SessionStatus.RUNNING, SessionStatus.INTERRUPTED, SessionStatus.CRASHED)
+
+
 FAILED_STATUSES = (RunStatus.WRONG, RunStatus.CRASHED, RunStatus.MALFORMED, RunStatus.DISAGREE)
 
 
@@ -233,7 +247,7 @@ class SessionRecord:
     id: int
     started_at: str
     ended_at: str | None
-    status: str              # running, finished, interrupted, refused, crashed
+    status: SessionStatus
     command: str
     git_commit: str | None
     environment: dict

@@ -17,6 +17,7 @@ from .records import (
     RunRecord,
     SampleRecord,
     SessionRecord,
+    SessionStatus,
     ThreadRecord,
     WaitRecord,
     field_names,
@@ -253,7 +254,7 @@ class Store:
         return self.db.insert(
             "INSERT INTO sessions (started_at, ended_at, status, command, git_commit, environment_json, config_json)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (session.started_at, session.ended_at, session.status, session.command, session.git_commit,
+            (session.started_at, session.ended_at, str(session.status), session.command, session.git_commit,
              json.dumps(session.environment), json.dumps(session.config)),
         )
 
@@ -269,7 +270,7 @@ class Store:
                 self.record_probe(new_id, reading)
         return new_id
 
-    def end_session(self, session_id: int, status: str) -> None:
+    def end_session(self, session_id: int, status: SessionStatus) -> None:
         self.db.execute("UPDATE sessions SET ended_at = ?, status = ? WHERE id = ?",
                         (_now(), str(status), session_id))
 
@@ -327,7 +328,8 @@ class Store:
         return [ProbeRecord(**{c: _from_sql(_PROBE_TYPES[c], v) for c, v in zip(_PROBE_COLUMNS, row)}) for row in rows]
 
     def _session(self, row) -> SessionRecord:
-        return SessionRecord(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), json.loads(row[7]))
+        return SessionRecord(row[0], row[1], row[2], SessionStatus(row[3]), row[4], row[5], json.loads(row[6]),
+                             json.loads(row[7]))
 
     def sessions(self) -> list[SessionRecord]:
         rows = self.db.execute(
