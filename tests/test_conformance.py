@@ -61,10 +61,10 @@ def test_reference_answers_live_only_in_benchmarks():
                             capture_output=True, text=True)
     if listed.returncode != 0:
         pytest.skip("not a git checkout")
-    # A recorded session (tests/fixtures/*.json, written by make_quick_suite.py from a real run) holds the
+    # A recorded session (tests/recorded/*.json, written by make_quick_suite.py from a real run) holds the
     # answers its programs gave, as measured: data, not a second copy of the references.
     files = [ROOT / f for f in listed.stdout.splitlines()
-             if not f.startswith("benchmarks/") and not (f.startswith("tests/fixtures/") and f.endswith(".json"))]
+             if not f.startswith("benchmarks/") and not (f.startswith("tests/recorded/") and f.endswith(".json"))]
     references = _distinctive_references()
     assert len(references) > 20
     for path in files:

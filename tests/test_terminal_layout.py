@@ -1,4 +1,4 @@
-"""A whole quick suite (`make bench`, stored in tests/fixtures/quick-suite.json) as the terminal shows it:
+"""A whole quick suite (`make bench`, stored in tests/recorded/quick-suite.json) as the terminal shows it:
 at 100 and 160 columns and written to a file, no line wider than the width, no key cell cut or wrapped,
 every metric printed in the unit its benchmark declares."""
 
@@ -22,7 +22,7 @@ from concbench.storing.records import IterationRecord, Reason, RunRecord, RunSta
 from concbench.storing.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = Path(__file__).parent / "fixtures" / "quick-suite.json"
+FIXTURE = Path(__file__).parent / "recorded" / "quick-suite.json"
 BENCHMARKS = load_catalog(ROOT).benchmarks
 
 
