@@ -89,11 +89,11 @@ def test_the_shared_argument_cases_pass_the_fake_and_catch_a_front_end_that_take
     assert len(cases) >= 12 and {case.exit for case in cases} == {0, 2}
     joined = next(case for case in cases if "joined" in case.what)
     assert any(word.startswith("--model=") for word in joined.args)
-    assert [conformance.refused(fake, case) for case in cases] == [None] * len(cases)
+    assert [conformance.judged(fake, case) for case in cases] == [None] * len(cases)
     # A front end that runs whatever it is given (exit 0, a hello): every case it must refuse is named.
     lenient = tmp_path / "lenient.py"
     lenient.write_text('print(\'{"hello": {"protocol": 1, "language": "x", "runtime": "x", "model": "m"}}\')\n')
     taking = replace(fake, command=("{python}", str(lenient)))
-    found = [conformance.refused(taking, case) for case in cases]
+    found = [conformance.judged(taking, case) for case in cases]
     assert all((problem is None) == (case.exit == 0) for case, problem in zip(cases, found)), found
     assert "exit status 0, expected 2" in found[cases.index(joined)]

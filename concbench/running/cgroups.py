@@ -125,8 +125,9 @@ class RunGroup:
             self.folders.append(folder)
         self.members = self.folders[0]
         self.memory = self.folders[where.hierarchies.index(where.memory)] if where.memory else None
-        self.limited = memory_limit_bytes is not None and self.memory is not None
-        if memory_limit_bytes is not None and where.memory is not None and self.memory is not None:   # limited
+        self.limited = False
+        if memory_limit_bytes is not None and where.memory is not None and self.memory is not None:
+            self.limited = True
             if where.memory.version == 2:
                 (self.memory / "memory.max").write_text(str(memory_limit_bytes))
                 if (self.memory / "memory.swap.max").exists():

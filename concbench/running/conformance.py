@@ -92,11 +92,12 @@ def _valid_request(bench: Benchmark, model: str, shapes: tuple[str, ...]) -> tup
     return point.param, options
 
 
+def _option_words(options: dict[str, str]) -> tuple[str, ...]:
+    return tuple(word for key, value in options.items() for word in ("--option", f"{key}={value}"))
+
+
 def _args(bench: str, model: str, param: str, options: dict[str, str]) -> tuple[str, ...]:
-    args = [bench, "--model", model, "--param", param, "--iterations", "1", "--workers", "1"]
-    for key, value in options.items():
-        args += ["--option", f"{key}={value}"]
-    return tuple(args)
+    return (bench, "--model", model, "--param", param, "--iterations", "1", "--workers", "1", *_option_words(options))
 
 
 def rejections(catalog: Catalog, description: describe.Description, models: set[str]) -> list[Rejection]:
@@ -134,7 +135,7 @@ def argument_cases(catalog: Catalog, description: describe.Description, path: Pa
     model, entry = next(iter(sorted(description.served[bench_id].items())))
     param, options = _valid_request(catalog.benchmarks[bench_id], model, entry.shapes)
     words = {"{request}": _args(bench_id, model, param, options),
-             "{options}": tuple(w for key, value in options.items() for w in ("--option", f"{key}={value}"))}
+             "{options}": _option_words(options)}
     names = {"benchmark": bench_id, "model": model, "param": param}
     cases = []
     for case in tomllib.loads(path.read_text())["case"]:
@@ -166,10 +167,13 @@ def ran(impl: Implementation, case: Rejection) -> str | None:
     return f"{case.what}: {problem}" if problem else None
 
 
+def judged(impl: Implementation, case: Rejection) -> str | None:
+    """None when the binary did what the case asks (ran it, or refused it); else what it did instead."""
+    return ran(impl, case) if case.exit == 0 else refused(impl, case)
+
+
 def refused(impl: Implementation, case: Rejection) -> str | None:
     """None when the binary refused the request as the protocol says; else what it did instead."""
-    if case.exit == 0:
-        return ran(impl, case)
     done = _invoked(impl, case)
     if done is None:
         return f"{case.what}: still running after {REJECTION_TIMEOUT_S} s instead of exit 2"
@@ -230,7 +234,7 @@ def check_rejections(catalog: Catalog, impl: Implementation, models: set[str], r
     assert impl.description is not None   # check() asks only a binary that describes itself
     cases = [*argument_cases(catalog, impl.description), *rejections(catalog, impl.description, models)]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        outcomes = list(pool.map(lambda case: refused(impl, case), cases))
+        outcomes = list(pool.map(lambda case: judged(impl, case), cases))
     for case, problem in zip(cases, outcomes):
         row = rows[case.benchmark]
         row.rejections += 1
