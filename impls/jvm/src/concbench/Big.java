@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * Messages are ints: ping(from) = 2*from, pong(from) = 2*from + 1, pong(START) = -1.
  * Neighbour tables: one immutable table per neighbourhood, shared by its workers (big.md pitfall 5).
  */
-final class Big implements Main.Bench {
+final class Big implements Driver.Bench {
     static final int START = -1;
     static final int BATCH = 100;
 
@@ -37,7 +37,7 @@ final class Big implements Main.Bench {
         this.poolWidth = poolWidth;
     }
 
-    static Big create(Main.Request r) {
+    static Big create(Driver.Request r) {
         return new Big((int) r.paramInt(), (int) r.intOption("pings"), (int) r.intOption("hood"), r.workers);
     }
 
@@ -173,7 +173,7 @@ final class Big implements Main.Bench {
     }
 
     @Override
-    public Main.Outcome iterate() throws Exception {
+    public Driver.Outcome iterate() throws Exception {
         Failure failure = new Failure();
         long t0 = System.nanoTime();
         ExecutorService pool = Executors.newFixedThreadPool(poolWidth);
@@ -210,6 +210,6 @@ final class Big implements Main.Bench {
         Map<String, Number> metrics = new LinkedHashMap<>();
         metrics.put("min_recv", min);
         metrics.put("max_recv", max);
-        return new Main.Outcome(ns, "messages=" + messages + " checksum=" + Long.toUnsignedString(checksum), metrics);
+        return new Driver.Outcome(ns, "messages=" + messages + " checksum=" + Long.toUnsignedString(checksum), metrics);
     }
 }

@@ -32,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  * nothing spins and nothing parks per meeting. (One dispatcher per core measured slower on two cores:
  * the two contend on the queue and the place without ever blocking.)
  */
-final class Chameneos implements Main.Bench {
+final class Chameneos implements Driver.Bench {
     static final int[] TEN = {0, 1, 2, 1, 2, 0, 1, 2, 1, 0};   // blue=0, red=1, yellow=2
 
     static int complement(int a, int b) {
@@ -78,14 +78,14 @@ final class Chameneos implements Main.Bench {
         this.shape = shape;
     }
 
-    static Chameneos create(Main.Request r) throws Main.UsageError {
+    static Chameneos create(Driver.Request r) throws Driver.UsageError {
         Shape shape = Shape.named(r.shape);
         if (r.option("variant").equals("redux")) {
             return new Chameneos(true, 0, (int) r.paramInt(), shape);    // n meetings per game; option meetings is ignored
         }
         long c = r.paramInt();
         if (c < 2 || c > MAX_CREATURES) {
-            throw new Main.UsageError("--param: variant=encore needs C from 2 to " + MAX_CREATURES + ", got '" + r.param + "'");
+            throw new Driver.UsageError("--param: variant=encore needs C from 2 to " + MAX_CREATURES + ", got '" + r.param + "'");
         }
         return new Chameneos(false, (int) c, (int) r.intOption("meetings"), shape);
     }
@@ -392,7 +392,7 @@ final class Chameneos implements Main.Bench {
     }
 
     @Override
-    public Main.Outcome iterate() throws Exception {
+    public Driver.Outcome iterate() throws Exception {
         Map<String, Number> metrics = new LinkedHashMap<>();
         if (!redux) {
             long t0 = System.nanoTime();
@@ -400,7 +400,7 @@ final class Chameneos implements Main.Bench {
             long ns = System.nanoTime() - t0;
             fairness(metrics, g, meetings, "");
             metrics.put("self_meetings", g.selfMeetings);
-            return new Main.Outcome(ns, "meetings=" + g.placeMeetings + " creature_meetings=" + g.creatureMeetings, metrics);
+            return new Driver.Outcome(ns, "meetings=" + g.placeMeetings + " creature_meetings=" + g.creatureMeetings, metrics);
         }
         long t0 = System.nanoTime();
         Game a = play(3, meetings, false, shape);
@@ -409,7 +409,7 @@ final class Chameneos implements Main.Bench {
         metrics.put("self_meetings", a.selfMeetings + b.selfMeetings);
         fairness(metrics, a, meetings, "_3");
         fairness(metrics, b, meetings, "_10");
-        return new Main.Outcome(ns, "meetings3=" + a.placeMeetings + " creature_meetings3=" + a.creatureMeetings
+        return new Driver.Outcome(ns, "meetings3=" + a.placeMeetings + " creature_meetings3=" + a.creatureMeetings
                 + " meetings10=" + b.placeMeetings + " creature_meetings10=" + b.creatureMeetings, metrics);
     }
 }

@@ -70,7 +70,7 @@ final class Coordination {
      * Shape "lock": a synchronized method; shape "reentrant-lock": java.util.concurrent's ReentrantLock
      * (non-fair, its default). The final value is read under the same lock after the join.
      */
-    static final class Mutex implements Main.Bench {
+    static final class Mutex implements Driver.Bench {
         private final boolean reentrant;
         private final int n;
         private final long m;
@@ -81,7 +81,7 @@ final class Coordination {
             this.m = m;
         }
 
-        static Mutex create(Main.Request r) {
+        static Mutex create(Driver.Request r) {
             return new Mutex(r.shape, (int) r.intOption("n"), r.paramInt());
         }
 
@@ -121,7 +121,7 @@ final class Coordination {
         }
 
         @Override
-        public Main.Outcome iterate() throws Exception {
+        public Driver.Outcome iterate() throws Exception {
             Runnable[] workers = new Runnable[n];
             long value;
             long t0 = System.nanoTime();
@@ -141,7 +141,7 @@ final class Coordination {
                 value = counter.value();
             }
             long ns = System.nanoTime() - t0;
-            return new Main.Outcome(ns, "count=" + value, Map.of());
+            return new Driver.Outcome(ns, "count=" + value, Map.of());
         }
     }
 
@@ -186,7 +186,7 @@ final class Coordination {
      * goes from empty to one item, and a consumer that leaves items behind signals one more waiter (chained
      * wake-ups). Shape "notify-each": a signal after every put. Consumers wait while the queue is empty.
      */
-    static final class ProdCons implements Main.Bench {
+    static final class ProdCons implements Driver.Bench {
         private final boolean paper;
         private final int n;
         private final long m;
@@ -197,7 +197,7 @@ final class Coordination {
             this.m = m;
         }
 
-        static ProdCons create(Main.Request r) {
+        static ProdCons create(Driver.Request r) {
             return new ProdCons(r.shape, (int) r.intOption("n"), r.paramInt());
         }
 
@@ -235,7 +235,7 @@ final class Coordination {
         }
 
         @Override
-        public Main.Outcome iterate() throws Exception {
+        public Driver.Outcome iterate() throws Exception {
             long[] sums = new long[n];
             long[] counts = new long[n];
             Runnable[] entities = new Runnable[2 * n];
@@ -273,7 +273,7 @@ final class Coordination {
                 sum += sums[c];   // wraps mod 2^64, printed unsigned
             }
             long ns = System.nanoTime() - t0;
-            return new Main.Outcome(ns, "consumed=" + consumed + " sum=" + Long.toUnsignedString(sum), Map.of());
+            return new Driver.Outcome(ns, "consumed=" + consumed + " sum=" + Long.toUnsignedString(sum), Map.of());
         }
     }
 
@@ -286,7 +286,7 @@ final class Coordination {
      * signal. Shape "broadcast": one Condition, signalAll after each increment. Shape "two-cv": one
      * Condition per parity; an increment signals one waiter of the other parity.
      */
-    static final class Parity implements Main.Bench {
+    static final class Parity implements Driver.Bench {
         private final String shape;
         private final int n;
         private final long m;
@@ -297,7 +297,7 @@ final class Coordination {
             this.m = m;
         }
 
-        static Parity create(Main.Request r) {
+        static Parity create(Driver.Request r) {
             return new Parity(r.shape, (int) r.intOption("n"), r.paramInt());
         }
 
@@ -354,7 +354,7 @@ final class Coordination {
         }
 
         @Override
-        public Main.Outcome iterate() throws Exception {
+        public Driver.Outcome iterate() throws Exception {
             Runnable[] workers = new Runnable[2 * n];
             int kind = shape.equals("paper") ? 0 : shape.equals("broadcast") ? 1 : 2;
             long t0 = System.nanoTime();
@@ -376,7 +376,7 @@ final class Coordination {
             runAll(workers);
             long value = shared.value();
             long ns = System.nanoTime() - t0;
-            return new Main.Outcome(ns, "value=" + value, Map.of());
+            return new Driver.Outcome(ns, "value=" + value, Map.of());
         }
     }
 
@@ -393,7 +393,7 @@ final class Coordination {
      * - "synchronous-queue": R OS threads, one SynchronousQueue each; a hop is put(t-1) on the successor's.
      * Creating and starting the R threads is timed; stopping them after the report is not.
      */
-    static final class ThreadRing implements Main.Bench {
+    static final class ThreadRing implements Driver.Bench {
         private final String shape;
         private final int ring;
         private final int tokens;
@@ -404,7 +404,7 @@ final class Coordination {
             this.tokens = tokens;
         }
 
-        static ThreadRing create(Main.Request r) {
+        static ThreadRing create(Driver.Request r) {
             return new ThreadRing(r.shape, (int) r.intOption("ring"), (int) r.paramInt());
         }
 
@@ -426,7 +426,7 @@ final class Coordination {
         }
 
         @Override
-        public Main.Outcome iterate() throws Exception {
+        public Driver.Outcome iterate() throws Exception {
             Report report = new Report();
             Thread[] threads = new Thread[ring];
             Runnable stop;
@@ -442,7 +442,7 @@ final class Coordination {
             stop.run();
             for (Thread t : threads) t.join();
             report.errors.rethrow();
-            return new Main.Outcome(ns, "id=" + report.id, Map.of());
+            return new Driver.Outcome(ns, "id=" + report.id, Map.of());
         }
 
         /** The pool's one task queue: tasks encoded as (logical id << 32) | token. */

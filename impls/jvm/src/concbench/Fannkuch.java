@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *                   invokeAll and joins them.
  * Every shape uses the same chunk routine (index decoding, Mazurov's next step, the flip loop).
  */
-final class Fannkuch implements Main.Bench {
+final class Fannkuch implements Driver.Bench {
     private final String model;
     private final String shape;
     private final int n;
@@ -49,7 +49,7 @@ final class Fannkuch implements Main.Bench {
         tasks = (int) ((total + chunk - 1) / chunk);
     }
 
-    static Fannkuch create(Main.Request r) {
+    static Fannkuch create(Driver.Request r) {
         return new Fannkuch(r.model, r.shape, (int) r.paramInt(), (int) r.intOption("chunks"), r.workers);
     }
 
@@ -160,7 +160,7 @@ final class Fannkuch implements Main.Bench {
     }
 
     @Override
-    public Main.Outcome iterate() throws Exception {
+    public Driver.Outcome iterate() throws Exception {
         long[] acc = {0, 0};
         long t0 = System.nanoTime();
         long ns;
@@ -200,6 +200,6 @@ final class Fannkuch implements Main.Bench {
         }
         Map<String, Number> metrics = new LinkedHashMap<>();
         metrics.put("tasks", tasks);
-        return new Main.Outcome(ns, "maxflips=" + acc[0] + " checksum=" + acc[1], metrics);
+        return new Driver.Outcome(ns, "maxflips=" + acc[0] + " checksum=" + acc[1], metrics);
     }
 }

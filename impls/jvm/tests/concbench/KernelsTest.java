@@ -113,7 +113,7 @@ public final class KernelsTest {
                 for (int k : new int[] {1, n, 150, (int) Math.min(total + 3, Fannkuch.MAX_CHUNKS)}) {
                     for (int w : new int[] {1, 3}) {
                         String label = "fannkuch " + ms[0] + "/" + ms[1] + " n=" + n + " chunks=" + k + " workers=" + w;
-                        Main.Outcome o = new Fannkuch(ms[0], ms[1], n, k, w).iterate();
+                        Driver.Outcome o = new Fannkuch(ms[0], ms[1], n, k, w).iterate();
                         equal(o.result, result, label);
                         long chunk = (total + k - 1) / k;
                         equal(o.metrics.get("tasks").longValue(), (total + chunk - 1) / chunk, label + " tasks");
@@ -154,7 +154,7 @@ public final class KernelsTest {
             for (int m : new int[] {0, 1, 7, 2000}) {
                 if (c == 800 && m != 2000) continue;
                 String label = "chameneos encore C=" + c + " M=" + m + suffix;
-                Main.Outcome o = new Chameneos(false, c, m, shape).iterate();
+                Driver.Outcome o = new Chameneos(false, c, m, shape).iterate();
                 equal(o.result, "meetings=" + m + " creature_meetings=" + 2L * m, label);
                 equal(metric(o.metrics, "self_meetings"), 0L, label + " self_meetings");
                 equal(metric(o.metrics, "colour_sum_mod3"), initialColourSumMod3(c), label + " colour_sum_mod3");
@@ -164,7 +164,7 @@ public final class KernelsTest {
         }
         for (int n : new int[] {0, 1, 5, 3000}) {
             String label = "chameneos redux n=" + n + suffix;
-            Main.Outcome o = new Chameneos(true, 0, n, shape).iterate();
+            Driver.Outcome o = new Chameneos(true, 0, n, shape).iterate();
             equal(o.result, "meetings3=" + n + " creature_meetings3=" + 2L * n + " meetings10=" + n + " creature_meetings10=" + 2L * n, label);
             equal(metric(o.metrics, "self_meetings"), 0L, label + " self_meetings");
             equal(metric(o.metrics, "colour_sum_mod3_3"), initialColourSumMod3(3), label + " colour_sum_mod3_3");
@@ -203,7 +203,7 @@ public final class KernelsTest {
             Object[] want = bigExpected(s[0], s[1], s[2]);
             for (int w : new int[] {1, 2, 4}) {
                 String label = "big threads/pool N=" + s[0] + " P=" + s[1] + " H=" + s[2] + " workers=" + w;
-                Main.Outcome o = new Big(s[0], s[1], s[2], w).iterate();
+                Driver.Outcome o = new Big(s[0], s[1], s[2], w).iterate();
                 equal(o.result, want[0], label);
                 equal(o.metrics.get("min_recv").longValue(), want[1], label + " min_recv");
                 equal(o.metrics.get("max_recv").longValue(), want[2], label + " max_recv");
@@ -220,7 +220,7 @@ public final class KernelsTest {
         for (String shape : new String[] {"lock", "reentrant-lock"}) {
             for (int n : COORD_N) {
                 for (long m : COORD_M) {
-                    Main.Bench b = new Coordination.Mutex(shape, n, m);
+                    Driver.Bench b = new Coordination.Mutex(shape, n, m);
                     for (int it = 0; it < 2; it++) equal(b.iterate().result, "count=" + n * m, "mutex " + shape + " n=" + n + " m=" + m + " it=" + it);
                 }
             }
@@ -235,7 +235,7 @@ public final class KernelsTest {
                     // The items are 1..N: their sum, added one by one (no closed form shared with the kernel).
                     long sum = 0;
                     for (long v = 1; v <= total; v++) sum += v;
-                    Main.Bench b = new Coordination.ProdCons(shape, n, m);
+                    Driver.Bench b = new Coordination.ProdCons(shape, n, m);
                     for (int it = 0; it < 2; it++) {
                         equal(b.iterate().result, "consumed=" + total + " sum=" + sum, "prodcons " + shape + " n=" + n + " m=" + m + " it=" + it);
                     }
@@ -250,7 +250,7 @@ public final class KernelsTest {
         for (String shape : new String[] {"paper", "broadcast", "two-cv"}) {
             for (int n : COORD_N) {
                 for (long m : COORD_M) {
-                    Main.Bench b = new Coordination.Parity(shape, n, m);
+                    Driver.Bench b = new Coordination.Parity(shape, n, m);
                     for (int it = 0; it < 2; it++) equal(b.iterate().result, "value=" + 2 * n * m, "condition " + shape + " n=" + n + " m=" + m + " it=" + it);
                 }
             }
@@ -269,7 +269,7 @@ public final class KernelsTest {
         int[][] sizes = {{2, 0}, {2, 1}, {2, 2}, {2, 1001}, {3, 3}, {3, 5}, {7, 6}, {7, 7}, {7, 100}, {503, 0}, {503, 502}, {503, 1000}};
         for (String shape : new String[] {"asio-pool", "blocking", "synchronous-queue"}) {
             for (int[] s : sizes) {
-                Main.Bench b = new Coordination.ThreadRing(shape, s[0], s[1]);
+                Driver.Bench b = new Coordination.ThreadRing(shape, s[0], s[1]);
                 for (int it = 0; it < 2; it++) {
                     equal(b.iterate().result, "id=" + ringHolderOfZero(s[0], s[1]), "threadring " + shape + " R=" + s[0] + " N=" + s[1] + " it=" + it);
                 }
@@ -290,20 +290,20 @@ public final class KernelsTest {
         String[] want = {"count=" + total, "consumed=" + total + " sum=" + total * (total + 1) / 2, "value=" + 2 * total,
             "id=" + ringHolderOfZero(503, 10)};
         for (int i = 0; i < lines.length; i++) {
-            Main.Request r = Main.parse(lines[i]);
-            equal(Main.BENCHMARKS.get(r.benchmark).factory.create(r).iterate().result, want[i], lines[i][0] + " defaults");
+            Driver.Request r = new Main().parse(lines[i]);
+            equal(Main.BENCHMARKS.get(r.benchmark).create(r).iterate().result, want[i], lines[i][0] + " defaults");
         }
     }
 
     // ---- the JSON writer -----------------------------------------------------------------------
 
     static void json() {
-        equal(Main.Json.write("a\"b\\c\n\t\u0001é"), "\"a\\\"b\\\\c\\n\\t\\u0001\\u00e9\"", "JSON string escapes");
-        equal(Main.Json.write(Map.of("k", List.of(1, -2L, "x"))), "{\"k\": [1, -2, \"x\"]}", "JSON map and list");
-        equal(Main.Json.write(0.5), "0.5", "JSON double");
-        Main.Domain d = Main.Domain.ints(1L, 5L, "2");
-        equal(Main.Json.write(d.json()), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\"}", "domain without a reason");
-        equal(Main.Json.write(d.because("why").json()), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\", \"reason\": \"why\"}",
+        equal(Driver.Json.write("a\"b\\c\n\t\u0001é"), "\"a\\\"b\\\\c\\n\\t\\u0001\\u00e9\"", "JSON string escapes");
+        equal(Driver.Json.write(Map.of("k", List.of(1, -2L, "x"))), "{\"k\": [1, -2, \"x\"]}", "JSON map and list");
+        equal(Driver.Json.write(0.5), "0.5", "JSON double");
+        Driver.Domain d = Driver.Domain.ints(1L, 5L, "2");
+        equal(Driver.Json.write(d.json()), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\"}", "domain without a reason");
+        equal(Driver.Json.write(d.because("why").json()), "{\"int\": {\"min\": 1, \"max\": 5}, \"default\": \"2\", \"reason\": \"why\"}",
                 "domain with a reason");
     }
 
