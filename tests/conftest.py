@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from concbench.report.schema import validate_export
 from concbench.running import toolchains
+from concbench.schema import validate_export
 from concbench.spec.catalog import Implementation, load_catalog, load_implementation
 
 ROOT = Path(__file__).resolve().parent.parent

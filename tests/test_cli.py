@@ -361,7 +361,7 @@ def test_inner_repetitions_batch_a_repeatable_benchmark_and_keep_verifying(cli):
 
 @pytest.mark.slow
 def test_export_bmf_writes_what_a_bencher_server_reads(cli, tmp_path):
-    from concbench.report.schema import validate_bmf
+    from concbench.schema import validate_bmf
     path = tmp_path / "bmf.json"
     done = cli("run", *FAKE, "-v", "fake/ok", "--param", "10,15", "--export-bmf", str(path))
     assert done.returncode == 0, done.stderr

@@ -7,11 +7,12 @@ well-scaling one). Timings only steer which rule fires, with wide margins; no te
 
 import json
 import os
-from importlib import resources
 
 import pytest
 from conftest import installed
 from jsonschema import Draft202012Validator
+
+from concbench.schema import load
 
 pytestmark = [pytest.mark.serial, pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="the fixtures sweep cores 1 and 2")]
 
@@ -27,7 +28,7 @@ def _explain(cli, *args: str) -> list[dict]:
     done = cli("explain", "--json", "--db", str(cli.db), *args)
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
-    schema = json.loads((resources.files("concbench") / "schema" / "explain-v1.schema.json").read_text())
+    schema = load("explain-v1")
     Draft202012Validator(schema).validate(document)
     return document["sweeps"]
 

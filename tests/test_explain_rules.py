@@ -3,7 +3,6 @@ just short of it does not, and every test asserts the whole set of findings, not
 
 import json
 from dataclasses import replace
-from importlib import resources
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -12,6 +11,7 @@ from concbench.analysis import explain
 from concbench.analysis.explain import RULES, diagnose
 from concbench.analysis.summary import summarise
 from concbench.report import tables
+from concbench.schema import load
 from concbench.spec.catalog import Benchmark
 from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SampleRecord, ThreadRecord, WaitRecord
 
@@ -118,20 +118,19 @@ def _threads(*named: tuple[str, int]) -> list[ThreadRecord]:
 
 
 def test_idle_cores_name_the_one_thread_that_did_the_work():
-    run = _run(2, 80, 1.0)
-    run.threads = _threads(("main", 900), ("worker-1", 50), ("worker-2", 50))
+    run = replace(_run(2, 80, 1.0), threads=_threads(("main", 900), ("worker-1", 50), ("worker-2", 50)))
     found = _finding([_run(1, 100, 1.0), run], "serial")
     assert "one thread, 'main', used 90 % of the threads' CPU" in found.text
-    run.threads = _threads(("worker-1", 450), ("worker-2", 450), ("main", 100))   # a pool of two: no one thread
+    run = replace(run, threads=_threads(("worker-1", 450), ("worker-2", 450), ("main", 100)))   # a pool of two
     assert "one thread" not in _finding([_run(1, 100, 1.0), run], "serial").text
 
 
 def test_busy_cores_say_which_threads_used_the_cpu():
-    run = _run(2, 80, 1.6)
-    run.threads = _threads(("GC Thread#0", 300), ("GC Thread#1", 300), ("worker 1", 200), ("worker 2", 200))
+    run = replace(_run(2, 80, 1.6),
+                  threads=_threads(("GC Thread#0", 300), ("GC Thread#1", 300), ("worker 1", 200), ("worker 2", 200)))
     found = _finding([_run(1, 100, 1.0), run], "overhead")
     assert "CPU by thread: 'GC Thread#N' ×2 60 %, 'worker N' ×2 40 %" in found.text
-    run.threads = _threads(("app", 500), ("app", 500))
+    run = replace(run, threads=_threads(("app", 500), ("app", 500)))
     assert "CPU by thread" not in _finding([_run(1, 100, 1.0), run], "overhead").text
 
 
@@ -140,9 +139,8 @@ def test_busy_cores_say_which_threads_used_the_cpu():
     (1.6, ": as fast per cycle, so the extra cycles go to extra instructions"),
 ])
 def test_busy_cores_tell_stalls_from_spinning_by_instructions_per_cycle(ipc_widest, said):
-    first, widest = _run(1, 100, 1.0), _run(2, 80, 1.6)
-    first.instructions, first.cycles = 2_000_000, 1_000_000
-    widest.instructions, widest.cycles = int(ipc_widest * 1_000_000), 1_000_000
+    first = replace(_run(1, 100, 1.0), instructions=2_000_000, cycles=1_000_000)
+    widest = replace(_run(2, 80, 1.6), instructions=int(ipc_widest * 1_000_000), cycles=1_000_000)
     found = _finding([first, widest], "overhead")
     assert f"instructions per cycle 2.00 at cores=1, {ipc_widest:.2f} at cores=2{said}" in found.text
     (diagnosis,) = _diagnoses([first, widest])
@@ -152,14 +150,13 @@ def test_busy_cores_tell_stalls_from_spinning_by_instructions_per_cycle(ipc_wide
 
 
 def test_without_counters_nothing_is_said_of_instructions_per_cycle():
-    first, widest = _run(1, 100, 1.0), _run(2, 80, 1.6)
-    widest.counters_missing = "perf_event_open: No such file or directory"
-    first.instructions, first.cycles = 2_000_000, 1_000_000   # one point counted is no trend
+    first = replace(_run(1, 100, 1.0), instructions=2_000_000, cycles=1_000_000)   # one point counted is no trend
+    widest = replace(_run(2, 80, 1.6), counters_missing="perf_event_open: No such file or directory")
     assert "instructions per cycle" not in _finding([first, widest], "overhead").text
     (sweep,) = explain.as_document(_diagnoses([first, widest]))["sweeps"]
     assert [p["ipc"] for p in sweep["points"]] == [2.0, None]
     assert sweep["points"][1]["counters_missing"] == "perf_event_open: No such file or directory"
-    first.instructions = first.cycles = None
+    first = replace(first, instructions=None, cycles=None)
     (diagnosis,) = _diagnoses([first, widest])
     assert "IPC" not in [c.name for c in tables.explain_table(diagnosis).columns]   # no counters, no column
 
@@ -347,7 +344,7 @@ def test_every_rule_is_documented_with_a_threshold_a_meaning_and_a_next_step():
 def test_the_json_document_has_its_version_and_matches_its_schema():
     runs = [_run(1, 100, 1.0), _run(2, 80, 1.0), _run(2, 100, 0.05, variant="x/z", running=0, samples=5)]
     document = json.loads(json.dumps(explain.as_document(_diagnoses(runs))))
-    schema = json.loads((resources.files("concbench") / "schema" / "explain-v1.schema.json").read_text())
+    schema = load("explain-v1")
     Draft202012Validator.check_schema(schema)
     Draft202012Validator(schema).validate(document)
     assert document["format_version"] == 1

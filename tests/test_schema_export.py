@@ -14,8 +14,8 @@ from jsonschema import Draft202012Validator
 from concbench.analysis.summary import summarise
 from concbench.errors import UsageError
 from concbench.report import export
-from concbench.report.schema import InvalidExport, load_schema, validate_bmf, validate_export
 from concbench.running.verify import Verdict
+from concbench.schema import InvalidExport, load, validate_bmf, validate_export
 from concbench.storing.records import Reason, RunStatus
 from concbench.storing.store import Store
 
@@ -42,11 +42,11 @@ def snapshot() -> dict:
 
 def test_both_schemas_are_valid_draft_2020_12_schemas():
     for name in ("export-v1", "bmf"):
-        Draft202012Validator.check_schema(load_schema(name))
+        Draft202012Validator.check_schema(load(name))
 
 
 def test_the_schema_enumerates_the_codes_vocabularies():
-    defs = load_schema()["$defs"]
+    defs = load()["$defs"]
     assert set(defs["run"]["properties"]["status"]["enum"]) == set(RunStatus)
     assert set(defs["run"]["properties"]["reason"]["enum"]) == set(Reason) | {None}
     assert set(defs["iteration"]["properties"]["verdict"]["enum"]) == set(Verdict)
@@ -68,7 +68,7 @@ def _undescribed(node, path="") -> list[str]:
 
 
 def test_every_key_is_described():
-    schema = load_schema()
+    schema = load()
     # `if` clauses of the status/reason pairs only select; they document nothing.
     assert [p for p in _undescribed(schema) if "/if/" not in p and "/then/" not in p] == []
     assert all("description" in d for d in schema["$defs"].values())

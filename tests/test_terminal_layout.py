@@ -14,9 +14,9 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from concbench.analysis.summary import summarise
-from concbench.report.schema import validate_export
 from concbench.report.terminal import FILE_WIDTH, make_console, print_summary
 from concbench.report.units import fmt_metric, fmt_ns
+from concbench.schema import validate_export
 from concbench.spec.catalog import load_catalog
 from concbench.storing.records import IterationRecord, Reason, RunRecord, RunStatus, SessionRecord
 from concbench.storing.store import Store

@@ -34,7 +34,7 @@ from ..errors import SessionInterrupted
 from ..spec import describe, drift
 from ..spec.catalog import REPEAT, Benchmark, Catalog, Implementation
 from ..storing.records import RunRecord, RunStatus, options_text, series_label
-from . import environment, executor, protocol_schema
+from . import environment, executor, protocol_check
 from .plan import Point, Request, make_plan
 from .session import Settings, run_session
 from .verify import Verdict, missing_metrics
@@ -163,7 +163,7 @@ def ran(impl: Implementation, case: Rejection) -> str | None:
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or [""])[-1]
         return f"{case.what}: exit status {done.returncode}, expected 0: {last[:80]!r}"
-    problem = protocol_schema.line_problem(1, first)
+    problem = protocol_check.line_problem(1, first)
     return f"{case.what}: {problem}" if problem else None
 
 
@@ -208,7 +208,7 @@ def description_problem(impl: Implementation) -> str | None:
     """The binary's own description must match the describe schema (stricter than describe.parse)."""
     if impl.description is None or impl.description_source != "binary":
         return None
-    return protocol_schema.describe_problem(impl.description.raw)
+    return protocol_check.describe_problem(impl.description.raw)
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ class SchemaCheckingExecutor:
         def checked(line: str) -> str | None:
             nonlocal count
             count += 1
-            return protocol_schema.line_problem(count, line) or on_line(line)
+            return protocol_check.line_problem(count, line) or on_line(line)
 
         return self.inner.execute(spec, checked, is_progress)
 

@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TypeGuard, get_args, get_origin, get_type_hints
+from typing import Any, TypeGuard, get_args, get_origin, get_type_hints
 
 from ..errors import UsageError
 from .database import Dialect, Target, connect, is_server, redact, shown
@@ -26,7 +26,7 @@ from .records import (
 SCHEMA_VERSION = 5
 
 # {id}, {int} and {real} are the dialect's words (database.Dialect); in SQLite they read as they always did.
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sessions (
     {id},
@@ -125,7 +125,7 @@ _RECORD_TABLES = {
 }
 
 
-def schema(dialect: Dialect) -> list[str]:
+def table_statements(dialect: Dialect) -> list[str]:
     """The statements that create every table and index in a dialect (each IF NOT EXISTS)."""
     run_ref = f"run_id {dialect.integer} NOT NULL REFERENCES runs(id)"
     # Threads and waits are read back in the order they were written: where the database does not keep that
@@ -133,7 +133,7 @@ def schema(dialect: Dialect) -> list[str]:
     ordered = [run_ref, *([dialect.order_column] if dialect.order_column else [])]
     runs_head = [dialect.id_column, f"session_id {dialect.integer} NOT NULL REFERENCES sessions(id)",
                  *(f"{name}_json TEXT" + ("" if name == "hello" else " NOT NULL") for name in _JSON_FIELDS)]
-    script = _SCHEMA.format(
+    script = _TABLES.format(
         id=dialect.id_column, int=dialect.integer, real=dialect.real,
         runs=_table("runs", RunRecord, runs_head, _RUN_COLUMNS, dialect),
         samples=_table("samples", SampleRecord, [run_ref], _SAMPLE_COLUMNS, dialect),
@@ -226,7 +226,7 @@ class Store:
                 for statement in MIGRATIONS[int(version)]:
                     self.db.execute(statement.format(int=self.db.dialect.integer, real=self.db.dialect.real))
                 version = str(int(version) + 1)
-            for statement in schema(self.db.dialect):   # a new database's tables, or those a migration lacks
+            for statement in table_statements(self.db.dialect):   # a new database's tables, or those a migration lacks
                 self.db.execute(statement)
             if found is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -264,7 +264,6 @@ class Store:
         with self.db.transaction():
             new_id = self.copy_session(session)
             for run in runs:
-                run.id = None
                 self.record_run(new_id, run)
             for reading in probes:
                 self.record_probe(new_id, reading)
@@ -275,7 +274,8 @@ class Store:
                         (_now(), str(status), session_id))
 
     def record_run(self, session_id: int, run: RunRecord) -> int:
-        """Store one finished run with its iterations, samples and metrics in one transaction."""
+        """Store one finished run with its iterations, samples and metrics in one transaction; its id here (the
+        run's own `id`, another store's or none, is not read)."""
         values = [_to_sql(getattr(run, c)) for c in _RUN_COLUMNS]
         with self.db.transaction():
             run_id = self.db.insert(
@@ -296,7 +296,6 @@ class Store:
             self.db.executemany(
                 "INSERT INTO metrics VALUES (?, ?, ?)", [(run_id, k, v) for k, v in run.metrics.items()]
             )
-        run.id = run_id
         return run_id
 
     def update_verification(self, run: RunRecord) -> None:
@@ -363,24 +362,21 @@ class Store:
         for row in cursor.fetchall():
             run_id: int = row[0]
             fields = {c: _from_sql(_RUN_TYPES[c], v) for c, v in zip(_RUN_COLUMNS, row[4:])}
-            run = RunRecord(
-                options=json.loads(row[1]), argv=json.loads(row[2]),
-                hello=json.loads(row[3]) if row[3] else None, id=run_id, **fields,
-            )
-            run.iterations = [
+            iterations = [
                 IterationRecord(i, ns, result, verdict, bool(warm))
                 for i, ns, result, verdict, warm in self.db.execute(
                     "SELECT idx, ns, result, verdict, warmup FROM iterations WHERE run_id = ? ORDER BY idx",
                     (run_id,),
                 )
             ]
-            run.metrics = dict(self.db.execute("SELECT name, value FROM metrics WHERE run_id = ? ORDER BY name",
-                                               (run_id,)))
-            if with_samples:
-                run.samples = self.samples(run_id)
-                run.threads = self.threads(run_id)
-                run.waits = self.waits(run_id)
-            runs.append(run)
+            metrics = dict(self.db.execute("SELECT name, value FROM metrics WHERE run_id = ? ORDER BY name",
+                                           (run_id,)))
+            details: dict[str, Any] = dict(samples=self.samples(run_id), threads=self.threads(run_id),
+                                           waits=self.waits(run_id)) if with_samples else {}
+            runs.append(RunRecord(
+                options=json.loads(row[1]), argv=json.loads(row[2]), hello=json.loads(row[3]) if row[3] else None,
+                id=run_id, iterations=iterations, metrics=metrics, **details, **fields,
+            ))
         return runs
 
     def samples(self, run_id: int) -> list[SampleRecord]:

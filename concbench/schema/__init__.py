@@ -1,4 +1,7 @@
-"""The published JSON Schemas of the exports (concbench/schema/) and checks of documents against them."""
+"""The published JSON Schemas, the files beside this one: the protocol's (protocol-v1, describe-v1, checked in
+running/protocol_check.py) and those of the documents concbench writes (export-v1, bmf, explain-v1, claims-v1).
+The one loader of them all, and the check of an export against its schema. (The database's tables are
+storing/store.py's, and not called a schema here.)"""
 
 from __future__ import annotations
 
@@ -19,14 +22,14 @@ class InvalidExport(ConcbenchError):
     """A document that does not match its schema: a bug in the exporter, or a key added without a schema update."""
 
 
-def load_schema(name: str = EXPORT_SCHEMA) -> dict:
-    """One schema shipped in the package, e.g. load_schema() or load_schema("bmf")."""
-    return json.loads((resources.files("concbench") / "schema" / f"{name}.schema.json").read_text("utf-8"))
+def load(name: str = EXPORT_SCHEMA) -> dict:
+    """One schema shipped in the package, e.g. load() (the export's) or load("bmf")."""
+    return json.loads((resources.files(__package__) / f"{name}.schema.json").read_text("utf-8"))
 
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(load_schema(name))
+    return Draft202012Validator(load(name))
 
 
 def _validate(document: dict, name: str) -> None:

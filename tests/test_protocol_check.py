@@ -10,8 +10,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from kit import ScriptedExecutor
 
-from concbench.running import conformance, protocol_schema
+from concbench.running import conformance, protocol_check
 from concbench.running.protocol import parse_line
+from concbench.schema import load
 from concbench.spec import describe
 from concbench.spec.catalog import load_implementation
 
@@ -54,20 +55,20 @@ def test_every_shipped_schema_is_a_valid_draft_2020_12_schema(path):
     Draft202012Validator.check_schema(json.loads(path.read_text()))
 
 
-def test_the_protocol_schemas_ship_in_the_package():
-    for name in (protocol_schema.PROTOCOL_SCHEMA, protocol_schema.DESCRIBE_SCHEMA):
-        assert protocol_schema.load_schema(name)["$schema"].endswith("/2020-12/schema")
+def test_the_protocol_checks_ship_in_the_package():
+    for name in (protocol_check.PROTOCOL_SCHEMA, protocol_check.DESCRIBE_SCHEMA):
+        assert load(name)["$schema"].endswith("/2020-12/schema")
         assert (ROOT / "concbench" / "schema" / f"{name}.schema.json") in SCHEMAS   # package-data: schema/*.json
 
 
 @pytest.mark.parametrize("line", GOOD)
 def test_valid_lines_pass(line):
-    assert protocol_schema.line_problem(1, line) is None
+    assert protocol_check.line_problem(1, line) is None
 
 
 @pytest.mark.parametrize("line, message", LENIENT + BOTH)
 def test_a_bad_line_is_named_with_its_number_kind_field_and_fault(line, message):
-    problem = protocol_schema.line_problem(4, line)
+    problem = protocol_check.line_problem(4, line)
     assert problem is not None and message in problem, problem
 
 
@@ -76,14 +77,14 @@ def test_the_schema_catches_what_the_runtime_parser_lets_through(line, message):
     # Accepted at run time (a session keeps what it can), refused by the schema: `concbench check` is where a new
     # implementation learns of it. Both halves: a parser grown strict, or a schema grown lax, fails here.
     parse_line(1, line)
-    problem = protocol_schema.line_problem(4, line)
+    problem = protocol_check.line_problem(4, line)
     assert problem is not None and message in problem, problem
 
 
 @pytest.mark.parametrize("path", SNAPSHOTS, ids=lambda p: p.parent.name)
 def test_every_committed_description_matches_the_describe_schema(path):
     document = json.loads(path.read_text())
-    assert protocol_schema.describe_problem(document) is None
+    assert protocol_check.describe_problem(document) is None
     describe.parse(path.read_text(), str(path))   # and the parser agrees
 
 
@@ -103,7 +104,7 @@ def _fake_description() -> dict:
 def test_a_description_outside_its_schema_is_named(change, message):
     document = _fake_description()
     change(document["describe"])
-    problem = protocol_schema.describe_problem(document)
+    problem = protocol_check.describe_problem(document)
     assert problem is not None and message in problem, problem
 
 

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from ..schema import load
+
 PROTOCOL_SCHEMA = "protocol-v1"   # hello, iteration and metrics lines
 DESCRIBE_SCHEMA = "describe-v1"   # the one line of `<exe> describe`
 LINE_KINDS = ("hello", "iteration", "metrics")
-
-
-def load_schema(name: str) -> dict:
-    return json.loads((resources.files("concbench") / "schema" / f"{name}.schema.json").read_text("utf-8"))
 
 
 def _is_strict_integer(checker, instance) -> bool:
@@ -35,7 +32,7 @@ _Strict = validators.extend(
 
 @cache
 def _validator(name: str, kind: str | None = None):
-    schema = load_schema(name)
+    schema = load(name)
     if kind is not None:   # one line kind alone, so the message is about that kind, not about oneOf
         schema = {**schema["$defs"][kind], "$defs": schema["$defs"]}
     return _Strict(schema)
