@@ -6,6 +6,7 @@ import re
 import secrets
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -14,6 +15,7 @@ from ..errors import UsageError
 from ..report.terminal import make_console
 from ..running import cgroups, toolchains
 from ..running.plan import parse_values
+from ..running.session import Settings
 from ..spec.catalog import Catalog, load_catalog
 from ..storing.database import folder_name, has_results, shown
 from ..storing.store import Store
@@ -86,6 +88,24 @@ def _memory_limit(ctx, param, text: str | None) -> int | None:
 def _seed(given: int | None) -> int:
     """The seed a session shuffles its rounds with: the one given, else a fresh one (stored with the session)."""
     return given if given is not None else secrets.randbelow(2**31)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionOptions:
+    """What every command that runs a session takes, as click parsed it: where it is stored, which part of its
+    plan, and how its runs are ordered and guarded (_order_options)."""
+
+    db: Path | str | None
+    shard: str | None
+    resume: bool
+    seed: int | None
+    no_probe: bool
+    settle: float
+    memory_limit: int | None
+
+    def settings(self, runs: int, timeout_s: float | None = None) -> Settings:
+        return Settings(runs=runs, timeout_s=timeout_s, seed=_seed(self.seed), probe=not self.no_probe,
+                        settle_s=self.settle, memory_limit_bytes=self.memory_limit)
 
 
 def _db_option(help: str = DB_HELP):

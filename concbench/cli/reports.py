@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -66,45 +67,63 @@ from .pages import export_text, write_page
 @click.option("--one-part", is_flag=True,
               help="A part of a split plan (`--shard`) alone, without the other parts merged beside it.")
 @_db_option()
-def report_command(session_id, fmt, compare, scaling, against_seq, html_dir, open_page, list_sessions, notes, wide,
-                   one_part, db) -> int:
+def report_command(**given) -> int:
     """Report a stored session (default: the latest); a part of a split plan with the other parts found beside
     it."""
-    if html_dir is not None:
-        _writable(html_dir / PAGE, "--html")
+    o = ReportOptions(**given)
+    if o.html_dir is not None:
+        _writable(o.html_dir / PAGE, "--html")
     catalog = _catalog()
-    store = open_store(catalog, db)
-    if list_sessions:
+    store = open_store(catalog, o.db)
+    if o.list_sessions:
         for s in store.sessions():
             common.console.print(f"{s.id:>4}  {s.started_at}  {s.status:<11}  {s.command}", markup=False, highlight=False)
         return EXIT_OK
-    record = store.session(session_id)
-    if html_dir or open_page:
-        return _page(catalog, store, record, html_dir, [tuple(compare)] if compare else [], open_page)
-    parts = Whole([record], 1) if one_part else whole(store, record)
+    record = store.session(o.session_id)
+    if o.html_dir or o.open_page:
+        return _page(catalog, store, record, o.html_dir, [tuple(o.compare)] if o.compare else [], o.open_page)
+    parts = Whole([record], 1) if o.one_part else whole(store, record)
     runs = runs_of(store, parts)
     rows = summarise(runs)
-    if compare:
+    if o.compare:
         names = {r.variant for r in runs}
-        for name in compare:
+        for name in o.compare:
             if name not in names:
                 raise UsageError(f"--compare: session {record.id} has no runs of '{name}' (it has: {', '.join(sorted(names))})")
-        show(common.console, comparison_table(pair_series(rows, *compare)), wide=wide)
+        show(common.console, comparison_table(pair_series(rows, *o.compare)), wide=o.wide)
         return EXIT_OK
-    if scaling:
-        tables = scaling_tables(rows, scaling, against_seq)
+    if o.scaling:
+        tables = scaling_tables(rows, o.scaling, o.against_seq)
         if not tables:
-            raise UsageError(f"--scaling {scaling}: session {record.id} has no series swept over '{scaling}'")
-        show(common.console, scaling_table(tables, against_seq), wide=wide)
+            raise UsageError(f"--scaling {o.scaling}: session {record.id} has no series swept over '{o.scaling}'")
+        show(common.console, scaling_table(tables, o.against_seq), wide=o.wide)
         return EXIT_OK
-    if fmt == "table":
-        print_summary(common.console, record, rows, catalog.benchmarks, notes=notes, wide=wide,
-                             faithful_shape=catalog.faithful_shape, headings=parts.headings(),
-                             machine=machine_lines(record, runs, store.probes(record.id)))
+    if o.fmt == "table":
+        print_summary(common.console, record, rows, catalog.benchmarks, notes=o.notes, wide=o.wide,
+                      faithful_shape=catalog.faithful_shape, headings=parts.headings(),
+                      machine=machine_lines(record, runs, store.probes(record.id)))
     else:   # an export is of one session, as its schema says: a part alone
         own = store.runs(record.id)
-        sys.stdout.write(export_text(fmt, record, own, summarise(own), catalog, store.probes(record.id)))
+        sys.stdout.write(export_text(o.fmt, record, own, summarise(own), catalog, store.probes(record.id)))
     return EXIT_OK
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """`report`'s command line as click parsed it, one field per option."""
+
+    session_id: int | None
+    fmt: str
+    compare: tuple[str, str] | None
+    scaling: str | None
+    against_seq: bool
+    html_dir: Path | None
+    open_page: bool
+    list_sessions: bool
+    notes: bool
+    wide: bool
+    one_part: bool
+    db: Path | str | None
 
 
 def _page(catalog: Catalog, store: Store, record, html_dir: Path | None, comparisons, open_page: bool) -> int:

@@ -38,6 +38,7 @@ from .common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUN_FAILED,
+    SessionOptions,
     _available,
     _beside,
     _catalog,
@@ -46,7 +47,6 @@ from .common import (
     _int_list,
     _order_options,
     _origin,
-    _seed,
     _writable,
     cli,
 )
@@ -87,15 +87,13 @@ def run_command(**given) -> int:
         _writable(path, flag)
     catalog = _catalog()
     planner, config = run_planner(o)
-    settings = Settings(runs=o.runs, timeout_s=o.timeout, seed=_seed(o.seed), probe=not o.no_probe, settle_s=o.settle,
-                        memory_limit_bytes=o.memory_limit)
-    store, outcome = run_session(catalog, planner, settings, o.db, config, o.variants, o.resume)
+    store, outcome = run_session(catalog, planner, o.settings(o.runs, o.timeout), o.db, config, o.variants, o.resume)
     exports = [(o.export_json, "json"), (o.export_csv, "csv"), (o.export_bmf, "bmf")]
     return finish_session(catalog, store, outcome, o.strict, exports, o.page)
 
 
-@dataclass(frozen=True)
-class RunOptions:
+@dataclass(frozen=True, kw_only=True)
+class RunOptions(SessionOptions):
     """`run`'s command line as click parsed it, one field per option (`slurm submit` parses a `run …` the same way)."""
 
     benchmarks: tuple[str, ...]
@@ -110,17 +108,10 @@ class RunOptions:
     timeout: float | None
     all_shapes: bool
     strict: bool
-    db: Path | str | None
     export_json: Path | None
     export_csv: Path | None
     export_bmf: Path | None
     page: bool
-    shard: str | None
-    resume: bool
-    seed: int | None
-    no_probe: bool
-    settle: float
-    memory_limit: int | None
 
 
 def run_planner(o: RunOptions, cores_here: bool = True) -> tuple[Sharded, dict]:

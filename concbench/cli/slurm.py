@@ -16,7 +16,7 @@ from ..storing.database import is_server, shown
 from . import common
 from .common import EXIT_OK, _catalog, _db_option, _default_db, _writable, cli
 from .runs import RunOptions, run_command, run_planner
-from .studies import study_planner, study_run
+from .studies import StudyRunOptions, study_planner, study_run
 
 
 @cli.group("slurm")
@@ -53,7 +53,7 @@ def _slurm_command(catalog: Catalog, words: list[str]):
             raise UsageError(f"slurm submit: {flag} is not for one part: report the merged results with `concbench report`")
     if command is run_command:
         return run_planner(RunOptions(**params), cores_here=False)
-    return study_planner(catalog, params)[1:]
+    return study_planner(catalog, StudyRunOptions(**params))[1:]
 
 
 def _this_concbench() -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -26,13 +27,12 @@ from ..report.study import (
 from ..report.tables import grid_table
 from ..report.terminal import say, say_whole, show
 from ..running import environment
-from ..running.session import Settings
 from ..scaleout.parts import runs_of, whole
 from ..spec.catalog import Catalog
 from ..spec.studies import SCALES, find_study, load_studies, plan_study
 from ..storing.records import SessionStatus
 from . import common
-from .common import EXIT_OK, _available, _catalog, _db_option, _order_options, _seed, cli, open_store
+from .common import EXIT_OK, SessionOptions, _available, _catalog, _db_option, _order_options, cli, open_store
 from .pages import write_page
 from .runs import Sharded, finish_session, run_session
 
@@ -59,34 +59,41 @@ def study_list() -> int:
 @click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
 @click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
 @_order_options
-def study_run(study_id, scale, db, shard, resume, seed, no_probe, settle, memory_limit) -> int:
+def study_run(**given) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
+    o = StudyRunOptions(**given)
     catalog = _catalog()
-    study, planner, config = study_planner(catalog, click.get_current_context().params)
-    store, outcome = run_session(catalog, planner, Settings(runs=study.runs[scale], seed=_seed(seed), probe=not no_probe,
-                                                                 settle_s=settle, memory_limit_bytes=memory_limit),
-                                  db, config,
-                                  resume=resume, estimate=True)
+    study, planner, config = study_planner(catalog, o)
+    store, outcome = run_session(catalog, planner, o.settings(study.runs[o.scale]), o.db, config, resume=o.resume,
+                                 estimate=True)
     code = finish_session(catalog, store, outcome, strict=False)
     rows = summarise(store.runs(outcome.session_id))
-    _print_study(study, rows, _claims_context(catalog, study, scale, rows))
+    _print_study(study, rows, _claims_context(catalog, study, o.scale, rows))
     return code
 
 
-def study_planner(catalog: Catalog, p: dict):
-    """`study run`'s request (its parsed parameters `p`): the study, a planner and the session's config."""
-    study = find_study(catalog.root, p["study_id"])
+@dataclass(frozen=True, kw_only=True)
+class StudyRunOptions(SessionOptions):
+    """`study run`'s command line as click parsed it (`slurm submit` parses a `study run …` the same way)."""
+
+    study_id: str
+    scale: str
+
+
+def study_planner(catalog: Catalog, o: StudyRunOptions):
+    """`study run`'s request: the study, a planner and the session's config."""
+    study = find_study(catalog.root, o.study_id)
     told: set[str] = set()
 
     def planner(current: Catalog) -> list:
-        plan, left_out = plan_study(current, study, p["scale"], _available(current), len(environment.allowed_cpus()))
+        plan, left_out = plan_study(current, study, o.scale, _available(current), len(environment.allowed_cpus()))
         for missing in sorted(set(left_out) - told):
             common.err_console.print(f"{study.id}: {missing} is unavailable here and left out")
             told.add(missing)
         return plan
 
-    config = {"study": study.id, "scale": p["scale"]}
-    return study, Sharded(planner, p["shard"]), config
+    config = {"study": study.id, "scale": o.scale}
+    return study, Sharded(planner, o.shard), config
 
 
 def _claims_context(catalog: Catalog, study, scale: str, rows) -> ClaimsContext:
