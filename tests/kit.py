@@ -53,7 +53,8 @@ class ScriptedExecutor:
         model, param = args.get("--model"), args.get("--param")
         self.launched.append((param, model))
         script = self.script(model, param)
-        record = executor.ProcessRecord(started=True)
+        found: dict = {"started": True}
+        samples: list[SampleRecord] = []
         start = self.clock.now_ns
         lines = ([json.dumps({"hello": {"protocol": 1, "language": "fake", "runtime": "x", "model": model}})]
                  if script.hello else [])
@@ -67,22 +68,20 @@ class ScriptedExecutor:
             self.said.append(line)
             stop = on_line(line)
             if stop:
-                record.aborted = stop
+                found["aborted"] = stop
                 break
         if script.timed_out:
             # Samples every 10 ms over a 3 s tail; an idle process's CPU time stops growing.
             for step in range(300):
                 t = self.clock.advance(10_000_000)
                 cpu = step * 10_000_000 if script.busy else 0
-                record.samples.append(SampleRecord(t - start, 1 << 20, 2, cpu))
-            record.timed_out, record.timeout_kind = True, "deadline"
-            record.stall = executor.was_idle(record.samples, self.clock.now_ns - start)
-            record.signal = 9
+                samples.append(SampleRecord(t - start, 1 << 20, 2, cpu))
+            found.update(timed_out=True, timeout_kind="deadline", signal=9,
+                         stall=executor.was_idle(samples, self.clock.now_ns - start))
         else:
-            record.exit_code, record.signal = script.exit_code, script.signal
-        record.stderr_tail = script.stderr
-        record.wall_ns = self.clock.now_ns - start
-        return record
+            found.update(exit_code=script.exit_code, signal=script.signal)
+        return executor.ProcessRecord(**found, samples=samples, stderr_tail=script.stderr,
+                                      wall_ns=self.clock.now_ns - start)
 
 
 def fib(n: int) -> str:

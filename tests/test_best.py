@@ -1,6 +1,8 @@
 """The paper's program beside the best its language does: a best-<technique> shape paired with its model's
 faithful shape (declared first) at the same point, in the terminal's table and on the page."""
 
+from dataclasses import replace
+
 from concbench.analysis.best import best_pairs
 from concbench.analysis.summary import summarise
 from concbench.report import render
@@ -43,9 +45,8 @@ def test_the_page_has_the_comparison_and_its_chart(tmp_path, root):
     from concbench.spec.catalog import load_catalog
 
     session = SessionRecord(1, "2026-11-26T00:00:00+00:00", None, "finished", "concbench run", None, {}, {})
-    runs = [_run("swift/sc", "streams", 114), _run("swift/sc", "best-handoff", 66)]
-    for number, run in enumerate(runs, 1):
-        run.id = number
+    runs = [replace(run, id=number)
+            for number, run in enumerate([_run("swift/sc", "streams", 114), _run("swift/sc", "best-handoff", 66)], 1)]
     page = write_html_report(tmp_path, session, runs, load_catalog(root)).read_text()
     assert '<table class="best" data-benchmark="threadring">' in page
     assert 'data-plot="best-threadring"' in page

@@ -105,18 +105,27 @@ def test_a_bad_benchmark_file_is_a_catalog_error(tmp_path):
         load_benchmark(path)
 
 
-def _run(variant, results, status="ok"):
+def _run(variant, results, status="ok", options=None, param="317:3-7-8-50-75-4"):
     from concbench.storing.records import IterationRecord, RunRecord, RunStatus
-    return RunRecord(benchmark="countdown", variant=variant, param="317:3-7-8-50-75-4", options={}, cores=2,
+    return RunRecord(benchmark="countdown", variant=variant, param=param, options=options or {}, cores=2,
                      run_index=0, status=RunStatus(status),
                      iterations=[IterationRecord(i, 1, r, "unverified", False) for i, r in enumerate(results)])
+
+
+def _checked(runs, neutral=None):
+    """The runs after the cross-check: the changed ones in their places."""
+    from concbench.running.verify import cross_check
+    changed = cross_check(runs, neutral)
+    return [changed.get(position, run) for position, run in enumerate(runs)]
 
 
 def test_agreement_marks_the_majority_agreed_and_the_odd_one_wrong():
     from concbench.running.verify import cross_check
     runs = [_run("c/libdispatch", ["x", "x"]), _run("swift/sc", ["x", "x"]), _run("swift/gcd", ["x", "y"])]
     changed = cross_check(runs)
-    assert len(changed) == 3
+    assert sorted(changed) == [0, 1, 2]
+    assert all(it.verdict == "unverified" for r in runs for it in r.iterations)   # the records given stay as they were
+    runs = [changed[position] for position in range(3)]
     assert [it.verdict for it in runs[0].iterations] == ["agreed", "agreed"]
     assert [it.verdict for it in runs[2].iterations] == ["agreed", "wrong"]
     assert runs[2].status == "wrong" and "other variants gave 'x'" in runs[2].message
@@ -125,44 +134,37 @@ def test_agreement_marks_the_majority_agreed_and_the_odd_one_wrong():
 
 def test_agreement_ignores_the_shape_and_inner_repetitions_but_not_other_options():
     from concbench.running.verify import agreement_key
-    plain, batched, scaled = _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["1"])
-    plain.options, batched.options, scaled.options = {"shape": "p"}, {"shape": "q", "repeat": "9"}, {"scale": "2"}
+    plain, batched, scaled = (_run("a/x", ["1"], options={"shape": "p"}),
+                              _run("b/x", ["1"], options={"shape": "q", "repeat": "9"}),
+                              _run("c/x", ["1"], options={"scale": "2"}))
     assert agreement_key(plain, 0) == agreement_key(batched, 0) != agreement_key(scaled, 0)
 
 
 def test_agreement_without_a_majority_is_disagree():
-    from concbench.running.verify import cross_check
-    runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]
-    cross_check(runs)
+    runs = _checked([_run("a/x", ["1"]), _run("b/x", ["2"])])
     assert {it.verdict for r in runs for it in r.iterations} == {"disagree"}
     assert {r.status for r in runs} == {"disagree"}
 
 
 def test_half_of_the_variants_is_no_majority():
-    from concbench.running.verify import cross_check
     for results in (["1", "1", "2", "2"], ["1", "1", "2", "3"]):
-        runs = [_run(f"{name}/x", [r]) for name, r in zip("abcd", results)]
-        cross_check(runs)
+        runs = _checked([_run(f"{name}/x", [r]) for name, r in zip("abcd", results)])
         assert {it.verdict for r in runs for it in r.iterations} == {"disagree"}, results
 
 
 def test_neutral_options_leave_the_key_and_each_value_votes_apart():
     from concbench.running.verify import agreement_key, cross_check
-    runs = [_run("swift/qs", ["7"]) for _ in range(3)]
-    for run, config in zip(runs, ("none", "qoq", "all")):
-        run.options = {"config": config, "n": "3"}
+    runs = [_run("swift/qs", ["7"], options={"config": config, "n": "3"}) for config in ("none", "qoq", "all")]
     neutral = {"countdown": ("config",)}
     assert len({agreement_key(r, 0, neutral["countdown"]) for r in runs}) == 1
     assert len({agreement_key(r, 0) for r in runs}) == 3
-    cross_check(runs, neutral)
+    runs = _checked(runs, neutral)
     assert {it.verdict for r in runs for it in r.iterations} == {"agreed"}
-    odd = [_run("swift/qs", ["7"]), _run("swift/qs", ["7"]), _run("swift/qs", ["8"])]
-    for run, config in zip(odd, ("none", "qoq", "all")):
-        run.options = {"config": config}
-    cross_check(odd, neutral)
+    odd = _checked([_run("swift/qs", [result], options={"config": config})
+                    for result, config in zip("778", ("none", "qoq", "all"))], neutral)
     assert [r.iterations[0].verdict for r in odd] == ["agreed", "agreed", "wrong"]
     alone = [_run("swift/qs", ["7"]), _run("swift/qs", ["7"])]
-    assert cross_check(alone, neutral) == []    # the same voter twice is still one voter
+    assert cross_check(alone, neutral) == {}    # the same voter twice is still one voter
 
 
 def test_every_neutral_option_is_an_option_some_variant_takes(catalog):
@@ -176,11 +178,11 @@ def test_every_neutral_option_is_an_option_some_variant_takes(catalog):
 def test_one_variant_alone_stays_unverified_and_references_are_untouched():
     from concbench.running.verify import cross_check
     lonely = [_run("a/x", ["1"]), _run("a/x", ["1"])]
-    assert cross_check(lonely) == []
+    assert cross_check(lonely) == {}
     assert lonely[0].iterations[0].verdict == "unverified"
     checked = _run("a/x", ["1"])
     checked.iterations[0] = checked.iterations[0].__class__(0, 1, "1", "verified", False)
-    assert cross_check([checked, _run("b/x", ["2"])]) == []
+    assert cross_check([checked, _run("b/x", ["2"])]) == {}
 
 
 def test_availability_checks_tools_and_files_and_names_the_missing_ones(root, tmp_path):
@@ -282,41 +284,34 @@ def test_agreement_goes_on_past_runs_that_did_not_finish():
     from concbench.running.verify import cross_check
     crashed = _run("c/x", ["9"], status="crashed")
     runs = [crashed, _run("a/x", ["1"]), _run("b/x", ["1"])]
-    assert cross_check(runs) == runs[1:]     # the runs themselves, changed in place
-    assert [r.iterations[0].verdict for r in runs] == ["unverified", "agreed", "agreed"]
+    assert sorted(cross_check(runs)) == [1, 2]     # keyed by their places in the runs given
+    assert [r.iterations[0].verdict for r in _checked(runs)] == ["unverified", "agreed", "agreed"]
 
 
 def test_agreement_is_per_iteration_index():
-    from concbench.running.verify import cross_check
-    runs = [_run("a/x", ["1", "2"]), _run("b/x", ["1", "2"])]
-    cross_check(runs)
+    runs = _checked([_run("a/x", ["1", "2"]), _run("b/x", ["1", "2"])])
     assert {it.verdict for r in runs for it in r.iterations} == {"agreed"}
 
 
 def test_a_lone_voter_leaves_the_other_groups_judged():
-    from concbench.running.verify import cross_check
-    lone = _run("a/x", ["5"])
-    lone.param = "100:1-2-3-4-5-6"        # no other variant ran this parameter
-    runs = [lone, _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["2"])]
-    cross_check(runs)
+    lone = _run("a/x", ["5"], param="100:1-2-3-4-5-6")        # no other variant ran this parameter
+    runs = _checked([lone, _run("a/x", ["1"]), _run("b/x", ["1"]), _run("c/x", ["2"])])
     assert [r.iterations[0].verdict for r in runs] == ["unverified", "agreed", "agreed", "wrong"]
 
 
 def test_a_new_verdict_keeps_the_iterations_index_time_result_and_warmup():
-    from concbench.running.verify import cross_check
+    from dataclasses import replace
+
     from concbench.storing.records import IterationRecord
-    runs = [_run("a/x", ["1", "1"]), _run("b/x", ["1", "2"])]
-    runs[0].iterations = [IterationRecord(0, 700, "1", "unverified", True),
-                          IterationRecord(1, 900, "1", "unverified", False)]
-    cross_check(runs)
+    first = replace(_run("a/x", ["1", "1"]), iterations=[IterationRecord(0, 700, "1", "unverified", True),
+                                                          IterationRecord(1, 900, "1", "unverified", False)])
+    runs = _checked([first, _run("b/x", ["1", "2"])])
     assert runs[0].iterations == [IterationRecord(0, 700, "1", "agreed", True),
                                   IterationRecord(1, 900, "1", "disagree", False)]
 
 
 def test_no_majority_says_so_in_the_runs_message():
-    from concbench.running.verify import cross_check
-    runs = [_run("a/x", ["1"]), _run("b/x", ["2"])]
-    cross_check(runs)
+    runs = _checked([_run("a/x", ["1"]), _run("b/x", ["2"])])
     assert [(r.status, r.reason, r.message) for r in runs] == [
         ("disagree", "wrong-result", "iteration 0: no majority among the variants' results")] * 2
 

@@ -7,6 +7,7 @@ and review the diff."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -89,8 +90,7 @@ def test_the_csv_never_hands_a_spreadsheet_a_formula_but_keeps_numbers():
 def test_a_figure_that_is_not_a_number_is_exported_as_null_and_the_json_stays_valid():
     import json
 
-    run = _run("swift/sc", 0, [1, 2])
-    run.metrics = {"rate": float("nan"), "peak": float("inf"), "count": 3}
+    run = replace(_run("swift/sc", 0, [1, 2]), metrics={"rate": float("nan"), "peak": float("inf"), "count": 3})
     document = json.loads(export.to_json(SESSION, [run]))   # json.loads would accept NaN: check the text too
     assert document["runs"][0]["metrics"] == {"rate": None, "peak": None, "count": 3}
     assert "NaN" not in export.to_json(SESSION, [run]) and "Infinity" not in export.to_bmf(summarise([run]))

@@ -48,10 +48,10 @@ def test_each_ending_is_worded_exactly(ending, expected):
 def test_a_wrong_answer_names_the_reference_and_what_followed(catalog):
     fib = catalog.benchmarks["fib"]
     run = _run("fib", "10", ["55", "56"], verdicts=["verified", "wrong"])
-    judge(run, fib, 2, Ending(exit_code=0, iterations=2))
+    run = judge(run, fib, 2, Ending(exit_code=0, iterations=2))
     assert (run.status, run.reason, run.message) == ("wrong", "wrong-result", "iteration 1: got '56', expected '55'")
     run = _run("fib", "10", ["56"], verdicts=["wrong"])
-    judge(run, fib, 3, Ending(timed_out=True, timeout_kind="deadline", stall=True, iterations=1))
+    run = judge(run, fib, 3, Ending(timed_out=True, timeout_kind="deadline", stall=True, iterations=1))
     assert (run.status, run.message) == ("wrong", "iteration 0: got '56', expected '55'; "
                                                    "then no iteration within the deadline after 1 iterations (stalled)")
     assert run.stall is True
@@ -59,7 +59,7 @@ def test_a_wrong_answer_names_the_reference_and_what_followed(catalog):
 
 def test_a_wrong_answer_names_a_reference_that_depends_on_the_options(catalog):
     run = _run("threadring", "7", ["id=5"], options={"ring": "3"}, verdicts=["wrong"])
-    judge(run, catalog.benchmarks["threadring"], 1, Ending(exit_code=0, iterations=1))
+    run = judge(run, catalog.benchmarks["threadring"], 1, Ending(exit_code=0, iterations=1))
     assert run.message == "iteration 0: got 'id=5', expected 'id=2'"
 
 
@@ -67,7 +67,7 @@ def test_every_wrong_metric_is_named_in_one_message(catalog):
     options = {"variant": "encore", "meetings": "10000"}
     run = _run("chameneos", "3", ["x"], options=options, metrics={"self_meetings": 2, "colour_sum_mod3": 1},
                verdicts=["unverified"])
-    judge(run, catalog.benchmarks["chameneos"], 1, Ending(exit_code=0, iterations=1))
+    run = judge(run, catalog.benchmarks["chameneos"], 1, Ending(exit_code=0, iterations=1))
     assert (run.status, run.reason) == ("wrong", "metric")
     assert run.message == "metric self_meetings=2, the spec expects 0; metric colour_sum_mod3=1, the spec expects 0"
 
@@ -75,11 +75,11 @@ def test_every_wrong_metric_is_named_in_one_message(catalog):
 def test_a_right_run_is_ok_with_no_message_and_a_timeout_keeps_its_stall(catalog):
     fib = catalog.benchmarks["fib"]
     run = _run("fib", "10", ["55"])
-    judge(run, fib, 1, Ending(exit_code=0, iterations=1))
+    run = judge(run, fib, 1, Ending(exit_code=0, iterations=1))
     assert (run.status, run.reason, run.message, run.stall) == ("ok", None, "", None)
     for stall in (True, False):
         run = _run("fib", "10", ["55"])
-        judge(run, fib, 3, Ending(timed_out=True, timeout_kind="deadline", stall=stall, iterations=1))
+        run = judge(run, fib, 3, Ending(timed_out=True, timeout_kind="deadline", stall=stall, iterations=1))
         assert (run.status, run.stall) == ("timeout", stall)
 
 

@@ -5,6 +5,8 @@ sessions of one commit) and its iterations scatter around it (the within-run noi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -213,12 +215,9 @@ def test_a_swap_that_neither_sessions_own_runs_can_order_is_a_tie_and_one_that_a
 
 
 def test_a_disturbed_run_is_left_out_where_its_series_has_quiet_ones():
-    quiet, slow = _runs("x/a", [[100] * 3] * 3), _runs("x/a", [[300] * 3])[0]
-    slow.disturbed, slow.run_index = True, 3
+    quiet, slow = _runs("x/a", [[100] * 3] * 3), replace(_runs("x/a", [[300] * 3])[0], disturbed=True, run_index=3)
     (change,) = regression.compare_sessions(quiet, [*quiet, slow])
     assert change.median_b_ns == 100
-    only = _runs("x/a", [[300] * 3] * 2)
-    for run in only:
-        run.disturbed = True
+    only = [replace(run, disturbed=True) for run in _runs("x/a", [[300] * 3] * 2)]
     (change,) = regression.compare_sessions(quiet, only)
     assert change.median_b_ns == 300                  # disturbed runs only: kept

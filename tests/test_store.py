@@ -1,5 +1,5 @@
 import sqlite3
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, FrozenInstanceError, fields, replace
 from pathlib import Path
 
 import pytest
@@ -34,17 +34,18 @@ def _run(**changes):
         observer_interval_max_ns=25_000_000, wait_looks=9, instructions=9_000, cycles=6_000, counters_missing="",
         waits=[WaitRecord("futex", "0x5642", 7, 3), WaitRecord("clock_nanosleep", "0x1", 2, 1)],
     )
-    for key, value in changes.items():
-        setattr(run, key, value)
-    return run
+    return replace(run, **changes)
 
 
 def test_round_trip_keeps_every_field(tmp_path):
     store = Store(tmp_path / "db.sqlite")
     session = store.start_session("concbench run", "abc", {"kernel": "6"}, {"runs": 1})
     original = _run()
-    store.record_run(session, original)
+    run_id = store.record_run(session, original)
     loaded = store.runs(session, with_samples=True)[0]
+    assert loaded.id == run_id and original.id is None      # the store leaves the record it was given as it was
+    with pytest.raises(FrozenInstanceError):                # and a stored run is changed only by a new record
+        loaded.status = RunStatus.WRONG                     # type: ignore[misc]
     # Every field the record declares, so a field the store forgets fails here; and each set, so that a
     # field read back as its default would not pass.
     for field in fields(RunRecord):

@@ -19,7 +19,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -52,9 +52,10 @@ class LaunchSpec:
     memory_limit_bytes: int | None = None  # the run's control group's memory limit (cgroups.py); None: none
 
 
-@dataclass
+@dataclass(frozen=True)
 class ProcessRecord(Measures):
-    """What one process did, as measured from outside (the Measures), and how it ended."""
+    """What one process did, as measured from outside (the Measures), and how it ended. Frozen like the run it
+    becomes: the launch that measures it (`_Run`) holds the latest one and replaces it as it learns more."""
 
     started: bool = False
     start_error: str | None = None
@@ -162,7 +163,7 @@ class _Run:
                 process_group=0,  # so a timeout kills the whole tree, and Ctrl-C reaches only us
             )
         except OSError as error:
-            self.record.start_error = f"{argv[0]}: {error.strerror}"
+            self._learn(start_error=f"{argv[0]}: {error.strerror}")
             if report_r is not None:   # report_w is closed below, whatever happened
                 os.close(report_r)
             self._end_groups()
@@ -185,7 +186,7 @@ class _Run:
         """The run's control groups, where it has them: whether the OOM killer acted, then every process left in
         them killed (a child that called setsid, which the process group misses) and the groups removed."""
         if self.group is not None:
-            self.record.oom = self.group.oom_killed()
+            self._learn(oom=self.group.oom_killed())
             self.group.end()
             self.group = None
 
@@ -209,18 +210,16 @@ class _Run:
         elif "samples" in message:
             self.record.samples.extend(Sample(*fields) for fields in message["samples"])
         elif "threads" in message:
-            self.record.threads = [ThreadRecord(*fields) for fields in message["threads"]]
-            self.record.threads_untracked = message["untracked"]
-            self.record.run_delay_known = message.get("schedstat", True)
+            self._learn(threads=[ThreadRecord(*fields) for fields in message["threads"]],
+                        threads_untracked=message["untracked"], run_delay_known=message.get("schedstat", True))
         elif "waits" in message:
-            self.record.waits = [WaitRecord(syscalls.name(number), arg, count, threads)
-                                 for number, arg, count, threads in message["waits"]]
-            self.record.wait_looks = message["looks"]
+            self._learn(waits=[WaitRecord(syscalls.name(number), arg, count, threads)
+                               for number, arg, count, threads in message["waits"]],
+                        wait_looks=message["looks"])
         elif "observer" in message:
             observer = message["observer"]
-            self.record.observer_cpu_ns = observer.get("cpu_ns")
-            self.record.observer_samples = observer.get("samples")
-            self.record.observer_interval_max_ns = observer.get("interval_max_ns")
+            self._learn(observer_cpu_ns=observer.get("cpu_ns"), observer_samples=observer.get("samples"),
+                        observer_interval_max_ns=observer.get("interval_max_ns"))
         elif "exit" in message:
             self.exit_report = message["exit"]
 
@@ -228,7 +227,7 @@ class _Run:
         return self.is_progress(line), self.on_line(line)
 
     def pump(self, proc: subprocess.Popen) -> None:
-        spec, record = self.spec, self.record
+        spec = self.spec
         selector = selectors.DefaultSelector()
         stdout, stderr = proc.stdout, proc.stderr
         assert stdout is not None and stderr is not None   # start() opens both as pipes
@@ -250,7 +249,7 @@ class _Run:
                 elif now >= wake_at and self.child_pid is not None:
                     sample = read_proc_sample(self.child_pid, now - t0)
                     if sample is not None:
-                        record.samples.append(sample)
+                        self.record.samples.append(sample)   # the list grows in place: one record a run
                     wake_at = now + int(SAMPLE_INTERVAL_S * 1e9)
                 if spec.timeout_s is not None and now - t0 > spec.timeout_s * 1e9:
                     self._time_out(proc, "run")
@@ -279,8 +278,8 @@ class _Run:
                         progress, stop = self._handle_stdout_line(line)
                         if progress:
                             last_progress = time.monotonic_ns()
-                        if stop and record.aborted is None:
-                            record.aborted = stop
+                        if stop and self.record.aborted is None:
+                            self._learn(aborted=stop)
                             self._kill(proc)
                 # Descendants may hold stdout open after the program ended: do not wait on them (they end
                 # with the run's process group).
@@ -319,9 +318,9 @@ class _Run:
         last = chunk.rfind(b"\n")
         unfinished = len(chunk) - last - 1 if last >= 0 else len(self.buffers[fd]) + len(chunk)
         if self.stdout_bytes > STDOUT_BYTES:
-            self.record.aborted = f"more than {STDOUT_BYTES >> 20} MiB on stdout"
+            self._learn(aborted=f"more than {STDOUT_BYTES >> 20} MiB on stdout")
         elif unfinished > LINE_BYTES:
-            self.record.aborted = f"a line longer than {LINE_BYTES >> 20} MiB on stdout"
+            self._learn(aborted=f"a line longer than {LINE_BYTES >> 20} MiB on stdout")
         else:
             return False
         self.buffers[fd] = bytearray()
@@ -348,7 +347,7 @@ class _Run:
             elif kind == "stdout":
                 stop = self.on_line(line)
                 if stop and self.record.aborted is None:
-                    self.record.aborted = stop
+                    self._learn(aborted=stop)
 
     def _drain(self, selector: selectors.BaseSelector, fds: dict[int, str]) -> None:
         """Read what is left in the pipes without blocking."""
@@ -365,54 +364,48 @@ class _Run:
                             elif self.record.aborted is None and not self.record.timed_out:
                                 stop = self.on_line(line)
                                 if stop:
-                                    self.record.aborted = stop
+                                    self._learn(aborted=stop)
             except (BlockingIOError, OSError):
                 pass
             selector.unregister(fd)
             self._flush_partial(fd, fds[fd])
 
     def _time_out(self, proc: subprocess.Popen, kind: str) -> None:
-        record = self.record
-        record.timed_out, record.timeout_kind = True, kind
+        self._learn(timed_out=True, timeout_kind=kind)
         self._kill(proc)
+
+    def _learn(self, **found) -> None:
+        """What the launch found out, in the record it will return."""
+        self.record = replace(self.record, **found)
 
     def _finish(self, proc: subprocess.Popen, elapsed_ns: int) -> None:
         record = self.record
-        record.started = True
+        found: dict = {"started": True, "stderr_tail": self.stderr_tail.decode("utf-8", "replace")}
         if record.timed_out:
             # Judged on every sample, the launcher's last batch included (it arrives after the kill).
-            record.stall = was_idle(record.samples, record.samples[-1].t_ns if record.samples else elapsed_ns)
-        record.stderr_tail = self.stderr_tail.decode("utf-8", "replace")
+            found["stall"] = was_idle(record.samples, record.samples[-1].t_ns if record.samples else elapsed_ns)
         report = self.exit_report
         if self.launcher is None:
-            record.wall_ns = elapsed_ns
-            record.max_rss_missing = "no launcher: a child of the harness inherits its peak RSS"
             code = proc.returncode
-            record.exit_code = code if code >= 0 else None
-            record.signal = -code if code < 0 else None
-            return
-        if report is None:
-            record.wall_ns = elapsed_ns
-            record.max_rss_missing = "the launcher gave no report"
-            record.exit_code = proc.returncode
-            return
-        if report["exec_errno"]:
-            record.started = False
-            record.start_error = f"{self.spec.argv[0]}: {os.strerror(report['exec_errno'])}"
-        record.exit_code = report["code"] if report["code"] >= 0 else None
-        record.signal = report["signal"] or None
-        record.wall_ns = report["wall_ns"]
-        record.user_ns, record.sys_ns = report["user_ns"], report["sys_ns"]
-        record.max_rss_bytes = report["max_rss_kib"] * 1024
-        record.max_rss_source = "wait4 via launcher"
-        record.voluntary_switches = report["voluntary_switches"]
-        record.involuntary_switches = report["involuntary_switches"]
-        record.observer_cpus = report.get("observer_cpus") or None
-        counted = report.get("instructions", -1) >= 0 and report.get("cycles", -1) >= 0
-        record.instructions = report["instructions"] if counted else None
-        record.cycles = report["cycles"] if counted else None
-        record.counters_missing = None if counted else report.get("counters_error") or "an older launcher"
-
+            found.update(wall_ns=elapsed_ns, max_rss_missing="no launcher: a child of the harness inherits its peak RSS",
+                         exit_code=code if code >= 0 else None, signal=-code if code < 0 else None)
+        elif report is None:
+            found.update(wall_ns=elapsed_ns, max_rss_missing="the launcher gave no report", exit_code=proc.returncode)
+        else:
+            if report["exec_errno"]:
+                found.update(started=False, start_error=f"{self.spec.argv[0]}: {os.strerror(report['exec_errno'])}")
+            counted = report.get("instructions", -1) >= 0 and report.get("cycles", -1) >= 0
+            found.update(
+                exit_code=report["code"] if report["code"] >= 0 else None, signal=report["signal"] or None,
+                wall_ns=report["wall_ns"], user_ns=report["user_ns"], sys_ns=report["sys_ns"],
+                max_rss_bytes=report["max_rss_kib"] * 1024, max_rss_source="wait4 via launcher",
+                voluntary_switches=report["voluntary_switches"], involuntary_switches=report["involuntary_switches"],
+                observer_cpus=report.get("observer_cpus") or None,
+                instructions=report["instructions"] if counted else None,
+                cycles=report["cycles"] if counted else None,
+                counters_missing=None if counted else report.get("counters_error") or "an older launcher",
+            )
+        self._learn(**found)
 
 def _group(spec: LaunchSpec) -> cgroups.RunGroup | None:
     """The run's control groups where this machine lets the harness make them (else its process group only)."""

@@ -153,7 +153,7 @@ class Session:
     def _cpus(self, cores: int) -> tuple[int, ...]:
         return tuple(environment.allowed_cpus()[:cores])
 
-    def run_once(self, point: Point, run_index: int) -> RunRecord:
+    def run_once(self, point: Point, run_index: int, attempt: int = 0) -> RunRecord:
         """Launch one run of a point through the executor, judge it and return its record."""
         impl = self.catalog.implementation_of(point.variant)
         argv, env = toolchains.command_for(
@@ -183,17 +183,15 @@ class Session:
                 + (f" ({options})" if options else "") + f": {ending.stderr_first or 'exit status 2, nothing said'}")
         run = RunRecord(
             benchmark=point.benchmark.id, variant=point.variant.name, param=point.param,
-            options=dict(point.options), cores=point.cores, run_index=run_index, status=RunStatus.OK,
-            cpus=",".join(map(str, cpus)), argv=argv,
+            options=dict(point.options), cores=point.cores, run_index=run_index, attempt=attempt,
+            status=RunStatus.OK, cpus=",".join(map(str, cpus)), argv=argv,
             hello=transcript.hello.raw if transcript.hello else None,
             iterations=iterations, metrics=dict(transcript.metrics), harness_cpu_ns=harness_cpu_ns,
             started_at_ns=started_at_ns,
             **{name: copy.copy(getattr(process, name)) for name in MEASURED},
         )
-        judge(run, point.benchmark, point.iterations, ending)
-        if run.status != RunStatus.OK:
-            run.stderr_tail = process.stderr_tail
-        return run
+        run = judge(run, point.benchmark, point.iterations, ending)
+        return run if run.status == RunStatus.OK else replace(run, stderr_tail=process.stderr_tail)
 
     def _skipped(self, point: Point, run_index: int, after: str) -> RunRecord:
         return RunRecord(
@@ -222,8 +220,7 @@ class Session:
                     continue
                 limit = timed_out.get(point.skip_key)
                 if limit is not None and value_order(point.param) > value_order(limit):
-                    run = self._skipped(point, run_index, limit)
-                    self.keep(session_id, result, run)
+                    self.keep(session_id, result, self._skipped(point, run_index, limit))
                     continue
                 run = guard.run(point, run_index)
                 if run.status == RunStatus.TIMEOUT:
@@ -234,7 +231,8 @@ class Session:
         self._settle(guard, plan, result)
         guard.end()
         neutral = {b.id: b.neutral_options for b in self.catalog.benchmarks.values()}
-        for run in cross_check(result.runs, neutral):
+        for position, run in cross_check(result.runs, neutral).items():
+            result.runs[position] = run
             self.store.update_verification(run)
         return result
 
@@ -290,11 +288,12 @@ class Session:
             guard.run(points[key], max(r.run_index for r in result.runs if r.series_key == key) + 1)
         guard.retry(wait=False)   # the readings are the guard's own (every 10 s, before hand-offs): not one a run
 
-    def keep(self, session_id: int, result: SessionResult, run: RunRecord) -> None:
-        """Store a finished run at once (nothing measured is lost), then show it."""
-        self.store.record_run(session_id, run)
+    def keep(self, session_id: int, result: SessionResult, run: RunRecord) -> int:
+        """Store a finished run at once (nothing measured is lost), then show it; its position in the result."""
+        run = replace(run, id=self.store.record_run(session_id, run))
         result.runs.append(run)
         self.progress.run_finished(run)
+        return len(result.runs) - 1
 
 
 SETTLE_SPREAD = 1.10   # a series is unsettled while its slowest run's median is over 10 % above its fastest's
@@ -341,7 +340,7 @@ class Guard:
         self.probe: Probe | None = session.probe
         self.watch = Watch([])
         self.before: ProbeRecord | None = None      # the latest reading
-        self.pending: list[tuple[Point, RunRecord]] = []   # runs since it, judged at the next reading
+        self.pending: list[tuple[Point, int]] = []  # runs since it (positions in the result), judged at the next
         self.queue: deque[tuple[Point, int, int]] = deque()   # disturbed runs to run again: point, index, attempt
         self.started_ns = time.monotonic_ns()
         self.retry_ns = 0                           # time spent on runs again and waiting for quiet
@@ -360,13 +359,12 @@ class Guard:
             if since >= self.settings.probe_every_s or (
                     point.benchmark.handoff and since >= self.settings.handoff_probe_every_s):
                 self._read(Kind.BETWEEN)
-        run = self.session.run_once(point, run_index)
-        run.attempt = attempt
+        run = self.session.run_once(point, run_index, attempt)
         _await_own_termination(run)
-        self.session.keep(self.session_id, self.result, run)
+        position = self.session.keep(self.session_id, self.result, run)
         if self.probe is not None and self.before is not None and run.status != RunStatus.SKIPPED:
-            self.pending.append((point, run))
-        return run
+            self.pending.append((point, position))
+        return self.result.runs[position]
 
     def run_quiet(self, point: Point, run_index: int) -> RunRecord | None:
         """A run made once the machine reads quiet and judged by a reading right after it, never queued to run
@@ -402,9 +400,11 @@ class Guard:
             return None
         self.session.store.record_probe(self.session_id, reading)
         if kind != Kind.BASELINE:
-            for point, run in self.pending:
+            for point, position in self.pending:
                 assert self.before is not None   # runs are pending only once there is a reading before them
-                run.disturbed, run.probe_ratio = self.watch.judge(self.before, reading)
+                disturbed, ratio = self.watch.judge(self.before, reading)
+                run = self.result.runs[position] = replace(self.result.runs[position], disturbed=disturbed,
+                                                           probe_ratio=ratio)
                 self.session.store.update_probe(run)
                 if again and run.disturbed and run.attempt + 1 < self.settings.attempts and run.status == RunStatus.OK:
                     self.queue.append((point, run.run_index, run.attempt + 1))

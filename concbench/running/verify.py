@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ..spec.catalog import REPEAT, Benchmark
-from ..storing.records import IterationRecord, Reason, RunRecord, RunStatus
+from ..storing.records import Reason, RunRecord, RunStatus
 
 
 class Verdict(StrEnum):
@@ -103,40 +103,40 @@ class Ending:
         return None
 
 
-def judge(run: RunRecord, benchmark: Benchmark, expected_iterations: int, ending: Ending) -> None:
-    """Status, reason and message of a finished run: a wrong answer or metric first, then how it ended."""
+def judge(run: RunRecord, benchmark: Benchmark, expected_iterations: int, ending: Ending) -> RunRecord:
+    """The run with the status, reason and message it finished with: a wrong answer or metric first, then how it
+    ended."""
     failure = ending.failure(expected_iterations)
     after = f"; then {failure[2]}" if failure else ""
     wrong = next((it for it in run.iterations if it.verdict == Verdict.WRONG), None)
     mismatches = metric_mismatches(benchmark, run.param, run.options, run.metrics)
     if wrong is not None:
         reference = benchmark.reference_for(run.param, wrong.index, run.options)
-        run.status, run.reason = RunStatus.WRONG, Reason.WRONG_RESULT
-        run.message = f"iteration {wrong.index}: got {wrong.result!r}, expected {reference!r}{after}"
+        status, reason, message = (RunStatus.WRONG, Reason.WRONG_RESULT,
+                                   f"iteration {wrong.index}: got {wrong.result!r}, expected {reference!r}{after}")
     elif mismatches:
-        run.status, run.reason = RunStatus.WRONG, Reason.METRIC
-        run.message = "; ".join(mismatches) + after
+        status, reason, message = RunStatus.WRONG, Reason.METRIC, "; ".join(mismatches) + after
     elif failure:
-        run.status, run.reason, run.message = failure
+        status, reason, message = failure
     else:
-        run.status, run.reason, run.message = RunStatus.OK, None, ""
-    if failure and failure[0] == RunStatus.TIMEOUT:
-        run.stall = ending.stall
+        status, reason, message = RunStatus.OK, None, ""
+    stall = ending.stall if failure and failure[0] == RunStatus.TIMEOUT else run.stall
+    return replace(run, status=status, reason=reason, message=message, stall=stall)
 
 
 @dataclass(frozen=True)
 class _Vote:
-    run: RunRecord
-    position: int          # index into run.iterations
+    run: int               # the run's position in the runs cross-checked
+    place: int             # the iteration's, in run.iterations
     voter: tuple           # the variant, and the values of the benchmark's neutral options
 
 
-def _majority(votes: list[_Vote]) -> tuple[str | None, int]:
+def _majority(runs: list[RunRecord], votes: list[_Vote]) -> tuple[str | None, int]:
     """The result a strict majority of the variants gave, and how many variants voted."""
     variants_by_result: dict[str, set[tuple]] = defaultdict(set)
     voters = set()
     for vote in votes:
-        variants_by_result[vote.run.iterations[vote.position].result].add(vote.voter)
+        variants_by_result[runs[vote.run].iterations[vote.place].result].add(vote.voter)
         voters.add(vote.voter)
     winners = [r for r, who in variants_by_result.items() if len(who) * 2 > len(voters)]
     return (winners[0] if len(winners) == 1 else None), len(voters)
@@ -150,8 +150,9 @@ def agreement_key(run: RunRecord, index: int, neutral: Collection[str] = ()) -> 
     return run.benchmark, run.param, options, index
 
 
-def cross_check(runs: list[RunRecord], neutral: Mapping[str, Collection[str]] | None = None) -> list[RunRecord]:
-    """Agreement where no reference exists; returns the runs whose verdicts changed.
+def cross_check(runs: list[RunRecord], neutral: Mapping[str, Collection[str]] | None = None) -> dict[int, RunRecord]:
+    """Agreement where no reference exists: the runs whose verdicts changed, as new records keyed by their
+    position in `runs` (which are left as they are).
 
     `neutral` maps a benchmark to its neutral options (Benchmark.neutral_options): each value of
     them votes apart, so one variant run under several runtime configurations can confirm itself.
@@ -159,29 +160,33 @@ def cross_check(runs: list[RunRecord], neutral: Mapping[str, Collection[str]] | 
     odd ones out `wrong`, and every result is `disagree` when no strict majority of voters exists."""
     neutral = neutral or {}
     groups: dict[tuple, list[_Vote]] = defaultdict(list)
-    for run in runs:
+    for position, run in enumerate(runs):
         if run.status not in (RunStatus.OK, RunStatus.WRONG, RunStatus.DISAGREE):
             continue
         names = tuple(neutral.get(run.benchmark, ()))
         voter = (run.variant, *(run.options.get(name) for name in names))
-        for position, it in enumerate(run.iterations):
+        for place, it in enumerate(run.iterations):
             if it.verdict in (Verdict.UNVERIFIED, Verdict.AGREED, Verdict.DISAGREE):
-                groups[agreement_key(run, it.index, names)].append(_Vote(run, position, voter))
+                groups[agreement_key(run, it.index, names)].append(_Vote(position, place, voter))
     changed: dict[int, RunRecord] = {}
     for votes in groups.values():
-        majority, voters = _majority(votes)
+        majority, voters = _majority(runs, votes)
         if voters < 2:
             continue
         for vote in votes:
-            it = vote.run.iterations[vote.position]
+            run = changed.get(vote.run, runs[vote.run])
+            it = run.iterations[vote.place]
             new = Verdict.DISAGREE if majority is None else Verdict.AGREED if it.result == majority else Verdict.WRONG
             if new != it.verdict:
-                vote.run.iterations[vote.position] = IterationRecord(it.index, it.ns, it.result, str(new), it.warmup)
-                changed[id(vote.run)] = vote.run
-            if new == Verdict.WRONG and vote.run.status != RunStatus.WRONG:
-                vote.run.status, vote.run.reason = RunStatus.WRONG, Reason.WRONG_RESULT
-                vote.run.message = f"iteration {it.index}: got {it.result!r}, the other variants gave {majority!r}"
-            elif new == Verdict.DISAGREE and vote.run.status == RunStatus.OK:
-                vote.run.status, vote.run.reason = RunStatus.DISAGREE, Reason.WRONG_RESULT
-                vote.run.message = f"iteration {it.index}: no majority among the variants' results"
-    return list(changed.values())
+                iterations = list(run.iterations)
+                iterations[vote.place] = replace(it, verdict=str(new))
+                run = replace(run, iterations=iterations)
+            if new == Verdict.WRONG and run.status != RunStatus.WRONG:
+                run = replace(run, status=RunStatus.WRONG, reason=Reason.WRONG_RESULT,
+                              message=f"iteration {it.index}: got {it.result!r}, the other variants gave {majority!r}")
+            elif new == Verdict.DISAGREE and run.status == RunStatus.OK:
+                run = replace(run, status=RunStatus.DISAGREE, reason=Reason.WRONG_RESULT,
+                              message=f"iteration {it.index}: no majority among the variants' results")
+            if run is not runs[vote.run]:
+                changed[vote.run] = run
+    return changed

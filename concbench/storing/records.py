@@ -132,7 +132,7 @@ class ProbeRecord:
     quiet: bool | None = None      # within the session's band around its baseline (None: a baseline reading)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, frozen=True)
 class Measures:
     """What the harness measures of a process from outside (executor.py), kept by its run. None = could
     not be measured."""
@@ -161,9 +161,11 @@ class Measures:
     waits: list[WaitRecord] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunRecord(Measures):
-    """One process launched by the harness, with all it measured. None = not measured."""
+    """One process launched by the harness, with all it measured. None = not measured. Frozen: a later judgement
+    of a stored run (the cross-check's verdicts, the machine probe's) is a new record (`dataclasses.replace`)
+    that the store is given to update its row with, never a change to the one already kept."""
 
     benchmark: str
     variant: str
@@ -242,7 +244,7 @@ def disturbed_only(runs: Iterable[RunRecord]) -> bool:
     return bool(finished) and all(run.disturbed for run in finished)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SessionRecord:
     id: int
     started_at: str
