@@ -23,10 +23,11 @@ object Main extends Driver {
 
   /** A benchmark: the domain of --param, how to create it, and per model its shapes and options. */
   private def benchmark(param: Domain, make: Request => Bench,
-                        models: (String, Seq[String], Seq[(String, Domain)])*): Driver.Benchmark =
-    models.foldLeft(new Driver.Benchmark(param, new Driver.Factory { def create(r: Request): Bench = make(r) })) {
-      case (b, (model, shapes, options)) => b.serve(model, ju.Arrays.asList(shapes: _*), javaMap(options))
-    }
+                        models: (String, Seq[String], Seq[(String, Domain)])*): Driver.Benchmark = {
+    val b = new Driver.Benchmark(param, new Driver.Factory { def create(r: Request): Bench = make(r) })
+    for ((model, shapes, options) <- models) b.serve(model, ju.Arrays.asList(shapes: _*), javaMap(options))
+    b
+  }
 
   private val Benchmarks = {
     val big = Seq("pings" -> ints(0, IntMax, "16000").because(AnInt),
