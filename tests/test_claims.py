@@ -12,7 +12,7 @@ from concbench.analysis.summary import summarise
 from concbench.errors import CatalogError
 from concbench.spec.catalog import load_catalog
 from concbench.spec.claims import Kind, load_claims
-from concbench.spec.studies import load_studies, plan_study
+from concbench.spec.studies import STUDY_FILE, claims_as_planned, load_studies, plan_study, read_study, study_path
 from concbench.storing.records import IterationRecord, RunRecord, RunStatus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,3 +234,25 @@ def test_the_claims_document_matches_its_schema_with_and_without_verdicts():
     assert document["claims"][3]["band"] == [0.4, None]
     assert [c["verdict"]["outcome"] for c in document["claims"]] == [
         "reproduces", "untestable at this scale", "untestable at this scale", "reproduces"]
+
+
+def test_a_session_is_judged_by_the_claims_it_was_planned_with_and_says_which_changed_since():
+    path = study_path(ROOT, "countdown-2023")
+    text = path.read_text(encoding="utf-8")
+    today = read_study(text, path)
+    # Planned with a narrower band and another note: the band changes the verdict, the note does not.
+    then = text.replace("band = [0.89, inf]", "band = [0.89, 1.12]").replace("Stage G (indexed", "Stage G (the indexed")
+    assert then != text
+    planned = claims_as_planned(ROOT, today, {STUDY_FILE: then})
+    assert planned.planned and planned.changed == ("indexed-swift-near-c",) and not planned.note
+    band = {c.id: c.band for c in planned.claims}["indexed-swift-near-c"]
+    assert band == (0.89, 1.12)
+    current = claims_as_planned(ROOT, today, {STUDY_FILE: then}, planned=False)
+    assert current.claims == today.claims and current.changed == ("indexed-swift-near-c",)
+    # Only words changed: nothing the verdict reads.
+    assert claims_as_planned(ROOT, today, {STUDY_FILE: text.replace("Stage G (indexed", "Stage G, indexed (")}).changed == ()
+    # A session from before stored study files, or one whose file no longer loads: today's, saying why.
+    older = claims_as_planned(ROOT, today, {})
+    assert older.claims == today.claims and not older.planned and "predates" in older.note
+    broken = claims_as_planned(ROOT, today, {STUDY_FILE: "id = 'countdown-2023'\n[[claims]]\nid = 1"})
+    assert broken.claims == today.claims and "no longer loads" in broken.note

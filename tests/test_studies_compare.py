@@ -143,6 +143,21 @@ def test_a_study_lists_its_claims_runs_their_cells_three_times_and_opens_its_rep
     text = (study_root / "html" / "index.html").read_text()
     assert text.index("id='claim-ok-beats-slow'") < text.index("their times")   # the claims open the page
     assert "data-outcome='reproduces'" in text and "href='#bench-fib'" in text     # linked to its evidence
+    # The claim turned round in the study file after the run: the session is still judged as it was planned,
+    # and the report says the file changed; --claims current judges by today's file.
+    turned = STUDY.format(statistic="mean-z").replace('"fake/ok", param = "10" }, { variant = "fake/slow"',
+                                                       '"fake/slow", param = "10" }, { variant = "fake/ok"')
+    assert turned != STUDY.format(statistic="mean-z")
+    (study_root / "studies" / "selftest.toml").write_text(turned)
+    document = json.loads(_cli(study_root, "study", "report", "selftest", "--format", "json").stdout)
+    jsonschema.validate(document, schema)
+    assert document["judged_by"] == {"claims": "planned", "changed": ["ok-beats-slow"]}
+    assert document["claims"][0]["verdict"]["outcome"] == "reproduces"
+    document = json.loads(_cli(study_root, "study", "report", "selftest", "--format", "json", "--claims", "current").stdout)
+    assert document["judged_by"]["claims"] == "current"
+    assert document["claims"][0]["verdict"]["outcome"] == "does not reproduce"
+    report = _cli(study_root, "study", "report", "selftest")
+    assert "the study file has changed since for ok-beats-slow" in " ".join(report.stdout.split())
 
 
 @pytest.mark.slow

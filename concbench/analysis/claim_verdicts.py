@@ -416,9 +416,11 @@ def finding_json(finding: Finding) -> dict:
 
 
 def claims_document(study_id: str, claims: tuple[Claim, ...], findings: list[Finding] | None = None,
-                    session: int | None = None, scale: str | None = None) -> dict:
-    """The claims (and, from a session, their verdicts) as `--format json` writes them."""
+                    session: int | None = None, scale: str | None = None, judged_by: dict | None = None) -> dict:
+    """The claims (and, from a session, their verdicts) as `--format json` writes them; `judged_by`: whether the
+    session's own claims judged it or today's file's, and which differ."""
     verdicts = {f.claim.id: f for f in findings or ()}
     return {"schema": SCHEMA, "study": study_id, "session": session, "scale": scale,
+            **({"judged_by": judged_by} if judged_by is not None else {}),
             "claims": [{**claim_json(c), **({"verdict": finding_json(verdicts[c.id])} if c.id in verdicts else {})}
                        for c in claims]}

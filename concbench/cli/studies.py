@@ -29,7 +29,7 @@ from ..report.terminal import say, say_whole, show
 from ..running import environment
 from ..scaleout.parts import runs_of, whole
 from ..spec.catalog import Catalog
-from ..spec.studies import SCALES, find_study, load_studies, plan_study
+from ..spec.studies import SCALES, STUDY_FILE, PlannedClaims, claims_as_planned, find_study, load_studies, plan_study, study_path
 from ..storing.records import SessionStatus
 from . import common
 from .common import EXIT_OK, SessionOptions, _available, _catalog, _db_option, _order_options, cli, open_store
@@ -68,7 +68,7 @@ def study_run(**given) -> int:
                                  estimate=True)
     code = finish_session(catalog, store, outcome, strict=False)
     rows = summarise(store.runs(outcome.session_id))
-    _print_study(study, rows, _claims_context(catalog, study, o.scale, rows))
+    _print_study(study, study.claims, rows, _claims_context(catalog, study, o.scale, rows))
     return code
 
 
@@ -92,7 +92,9 @@ def study_planner(catalog: Catalog, o: StudyRunOptions):
             told.add(missing)
         return plan
 
-    config = {"study": study.id, "scale": o.scale}
+    # The file's text as planned: the session's verdicts are judged by these claims, whatever the file says later.
+    text = study_path(catalog.root, study.id).read_text(encoding="utf-8")
+    config = {"study": study.id, "scale": o.scale, STUDY_FILE: text}
     return study, Sharded(planner, o.shard), config
 
 
@@ -103,12 +105,12 @@ def _claims_context(catalog: Catalog, study, scale: str, rows) -> ClaimsContext:
     return ClaimsContext(study.id, scale, cores, frozenset({r.variant for r in rows} | _available(catalog)))
 
 
-def _print_study(study, rows, context) -> tuple[list, list, list]:
+def _print_study(study, claims, rows, context) -> tuple[list, list, list]:
     """The study's claims with their verdicts, then its tables beside the published ones, then how each table's
     order compares (a description, not the verdict); all three returned for the HTML page."""
     common.console.print(f"[bold]{study.title}[/]", highlight=False)
     common.console.print(f"method: {study.method}", highlight=False)
-    findings = judge_claims(study.claims, rows, context)
+    findings = judge_claims(claims, rows, context)
     if findings:
         show(common.console, grid_table(findings_grid(study, findings)))
     grids = study_grids(study, rows)
@@ -146,8 +148,11 @@ def study_claims(study_id, form) -> int:
 @click.option("--html", "html_dir", default=None, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--format", "form", default="text", show_default=True, type=click.Choice(["text", "json"]),
               help="json: the claims and their verdicts alone, under a versioned schema.")
+@click.option("--claims", "which", default="planned", show_default=True, type=click.Choice(["planned", "current"]),
+              help="planned: the claims as the session's study file had them when it was planned; current: "
+                   "today's study file.")
 @_db_option()
-def study_report(study_id, session_id, html_dir, form, db) -> int:
+def study_report(study_id, session_id, html_dir, form, which, db) -> int:
     """The study's tables from its latest session, beside the published figures."""
     if form == "json" and html_dir:
         raise UsageError("--format json writes the claims alone: give --html without it")
@@ -166,15 +171,20 @@ def study_report(study_id, session_id, html_dir, form, db) -> int:
     runs = runs_of(store, parts, with_samples=html_dir is not None)
     rows = summarise(runs)
     context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
+    claims = claims_as_planned(catalog.root, study, record.config, which == "planned")
     if form == "json":
-        findings = judge_claims(study.claims, rows, context)
-        click.echo(json.dumps(claims_document(study.id, study.claims, findings, record.id, context.scale),
-                              indent=2, ensure_ascii=False))
+        findings = judge_claims(claims.claims, rows, context)
+        click.echo(json.dumps(claims_document(study.id, claims.claims, findings, record.id, context.scale,
+                                              _judged_by(claims)), indent=2, ensure_ascii=False))
         return EXIT_OK
-    grids, verdicts, findings = _print_study(study, rows, context)
+    line = _claims_line(record.id, claims)
+    if line:
+        say(common.console, line)
+    grids, verdicts, findings = _print_study(study, claims.claims, rows, context)
     if html_dir:
         # The claims first; the study's charts; then ours and the published tables of the same benchmark side by side.
-        sections = [("the source's claims", findings_html(study, findings))] if findings else []
+        note = f"<p class='note'>{html.escape(line)}</p>" if line else ""
+        sections = [("the source's claims", note + findings_html(study, findings))] if findings else []
         sections += study_figures(study, rows)
         for benchmark in dict.fromkeys([*(g.title.split(":")[0] for g in grids), *(t.benchmark for t in study.published)]):
             sections += [(g.title, grid_html(g, caption=False)) for g in grids if g.title.split(":")[0] == benchmark]
@@ -187,3 +197,22 @@ def study_report(study_id, session_id, html_dir, form, db) -> int:
         path = write_page(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
         say_whole(common.console, f"wrote {path}")
     return EXIT_OK
+
+
+def _judged_by(claims: PlannedClaims) -> dict:
+    """Which claims judged the session, as `--format json` says it."""
+    return {"claims": "planned" if claims.planned else "current", "changed": list(claims.changed),
+            **({"note": claims.note} if claims.note else {})}
+
+
+def _claims_line(session_id: int, claims: PlannedClaims) -> str:
+    """What the report says of the claims it judges by, where that is not simply the session's own and today's."""
+    if claims.note:
+        return f"claims judged by today's study file: {claims.note}"
+    if not claims.changed:
+        return ""
+    changed = ", ".join(claims.changed)
+    if claims.planned:
+        return (f"claims judged as session {session_id} was planned with them; the study file has changed since for "
+                f"{changed} (--claims current judges by today's)")
+    return f"claims judged by today's study file; session {session_id} was planned with other versions of {changed}"

@@ -253,9 +253,14 @@ def _table_from_ours(data: dict, table: PublishedTable, where: str) -> TableFrom
 
 
 def load_study(path: Path) -> Study:
+    return read_study(path.read_text(encoding="utf-8"), path)
+
+
+def read_study(text: str, path: Path) -> Study:
+    """A study from its file's text (`path` names it in errors and gives the id it must have): the file as it
+    is, or as a session stored it when it was planned (`claims_as_planned`)."""
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise CatalogError(f"{path}: not valid TOML: {error}") from error
     scales = data.get("scales", {})
@@ -316,6 +321,46 @@ def _lineup(data: dict, path: Path) -> tuple[tuple[Family, ...], tuple[Entrant, 
 
 def load_studies(root: Path) -> dict[str, Study]:
     return {s.id: s for s in (load_study(p) for p in sorted((root / "studies").glob("*.toml")))}
+
+
+def study_path(root: Path, study_id: str) -> Path:
+    return root / "studies" / f"{study_id}.toml"
+
+
+# The key of a study session's config that keeps the study file's text as it was planned with: a claim's
+# band, cells or runs edited later must not change the verdicts of the sessions run before.
+STUDY_FILE = "study_file"
+
+
+@dataclass(frozen=True)
+class PlannedClaims:
+    """The claims a session is judged by, and how they stand to today's study file."""
+
+    claims: tuple[Claim, ...]
+    planned: bool                 # the session's own (else today's file)
+    changed: tuple[str, ...]      # claims whose judging differs between the two (added, removed or edited)
+    note: str = ""                # why today's file judges a session that asked for its own
+
+
+def _judging(claim: Claim) -> Claim:
+    """A claim without the words that do not change its verdict."""
+    return replace(claim, words="", where="", theirs="", tolerance="", note="", command="")
+
+
+def claims_as_planned(root: Path, study: Study, config: dict, planned: bool = True) -> PlannedClaims:
+    """The claims of `study` (loaded today) as the session with `config` was planned with them (`planned`),
+    or today's; either way, which claims differ between the two."""
+    text = config.get(STUDY_FILE)
+    if text is None:
+        return PlannedClaims(study.claims, False, (), "the session stored no study file (it predates them)")
+    try:
+        then = read_study(text, study_path(root, study.id)).claims
+    except CatalogError as error:
+        return PlannedClaims(study.claims, False, (), f"the session's study file no longer loads ({error})")
+    before = {c.id: _judging(c) for c in then}
+    now = {c.id: _judging(c) for c in study.claims}
+    changed = tuple(i for i in dict.fromkeys([*before, *now]) if before.get(i) != now.get(i))
+    return PlannedClaims(then if planned else study.claims, planned, changed)
 
 
 def find_study(root: Path, study_id: str) -> Study:
