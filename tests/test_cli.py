@@ -386,7 +386,7 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
             shard = json.loads(conn.execute("SELECT config_json FROM sessions").fetchone()[0])["shard"]
         assert shard["part"] == f"{k}/3"
         plans.add((shard["plan"], shard["points"]))
-    (plan,) = plans                                      # one plan, named alike by every part
+    (plan,) = plans                                      # one plan, named alike by every shard
     assert len(points) == len(set(points)) == plan[1]   # every point exactly once
     merged = tmp_path / "all.sqlite"
     shards = [str(tmp_path / f"shard{k}.sqlite") for k in (1, 2, 3)]
@@ -400,14 +400,14 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
     assert again.returncode == 0 and "already there" in again.stdout, again.stderr
     with sqlite3.connect(merged) as conn:
         assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == stored
-    rerun = tmp_path / "shard2-again.sqlite"          # another session of part 2/3 (run later): refused
+    rerun = tmp_path / "shard2-again.sqlite"          # another session of shard 2/3 (run later): refused
     shutil.copy(shards[1], rerun)
     with sqlite3.connect(rerun) as conn:
         conn.execute("UPDATE sessions SET started_at = '2099-01-01T00:00:00'")
     other = cli("merge", str(rerun), "--into", str(merged), db=False)
-    assert other.returncode == 2 and "part 2/3 of plan" in other.stderr and "already in" in other.stderr
+    assert other.returncode == 2 and "shard 2/3 of plan" in other.stderr and "already in" in other.stderr
     # The merged store's report is the whole plan, as one unsharded run's report would be: every series of
-    # every part, the parts named in the heading; --one-part shows the last part alone.
+    # every shard, the shards named in the heading; --one-shard shows the last shard alone.
     whole_run = tmp_path / "whole.sqlite"
     assert cli("run", "-b", "fib", "-b", "spawn-scaling", "-v", "fake/ok", "-v", "fake/slow", "--size", "test",
                "--runs", "1", "--db", str(whole_run), db=False).returncode == 0
@@ -418,10 +418,10 @@ def test_three_shards_run_every_point_of_the_plan_once_as_sessions_of_one_plan(c
     assert merged_report.returncode == 0, merged_report.stderr
     assert series(merged_report.stdout) == series(cli("report", "--db", str(whole_run), "--wide", db=False).stdout)
     text = " ".join(merged_report.stdout.split())
-    assert all(f"part {k}/3: session {k}" in text for k in (1, 2, 3))
-    assert f"plan {plan[0]}: 3 of 3 parts, on one machine" in text
-    alone = cli("report", "--db", str(merged), "--wide", "--one-part", db=False).stdout
-    assert 0 < len(series(alone)) < len(series(merged_report.stdout)) and "part 1/3" not in alone
+    assert all(f"shard {k}/3: session {k}" in text for k in (1, 2, 3))
+    assert f"plan {plan[0]}: 3 of 3 shards, on one machine" in text
+    alone = cli("report", "--db", str(merged), "--wide", "--one-shard", db=False).stdout
+    assert 0 < len(series(alone)) < len(series(merged_report.stdout)) and "shard 1/3" not in alone
 
 
 @pytest.mark.slow

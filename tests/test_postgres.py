@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 from services.postgres import postgres_server  # noqa: F401 (the session's server, a fixture)
-from test_merge import _part
+from test_merge import _shard
 from test_store import _run
 
 from concbench.errors import UsageError
@@ -308,10 +308,10 @@ def test_report_compare_and_explain_read_a_server_database_as_they_read_a_file(t
 @pytest.mark.slow
 def test_bad_input_stops_each_command_in_one_line_before_anything_is_written(postgres_server, pg, tmp_path):
     secret = "s3cret-Pw"
-    _part(tmp_path / "part.sqlite", "1/2")
-    _part(tmp_path / "other-split.sqlite", "2/3")
+    _shard(tmp_path / "part.sqlite", "1/2")
+    _shard(tmp_path / "other-split.sqlite", "2/3")
     merge([tmp_path / "part.sqlite"], pg)   # the server database holds part 1/2 of plan p1
-    merge_part = ["merge", str(tmp_path / "part.sqlite"), "--into"]
+    merge_shard = ["merge", str(tmp_path / "part.sqlite"), "--into"]
     cases = [   # each failure with another command: every one opens its database the same way
         (["run", "-b", "fib", "-v", "fake/ok", "--param", "5", "--db"], "cannot connect",
          f"postgresql://bench:{secret}@127.0.0.1:{_closed_port()}/results"),
@@ -319,10 +319,10 @@ def test_bad_input_stops_each_command_in_one_line_before_anything_is_written(pos
         (["explain", "--db"], 'database "nosuch" does not exist', postgres_server.url("nosuch")),
         (["compare", "1", "2", "--db"], "password authentication failed",
          postgres_server.url("postgres", tcp=True, password=secret)),
-        (merge_part, "a mysql URL", f"mysql://bench:{secret}@localhost/results"),
-        (merge_part, "cannot connect", f"postgresql://bench:{secret}@127.0.0.1:{_closed_port()}/results"),
+        (merge_shard, "a mysql URL", f"mysql://bench:{secret}@localhost/results"),
+        (merge_shard, "cannot connect", f"postgresql://bench:{secret}@127.0.0.1:{_closed_port()}/results"),
         (["merge", str(tmp_path / "other-split.sqlite"), "--into"],
-         f"{tmp_path / 'other-split.sqlite'}, session 1: plan p1 is split into 3 parts here and into 2 in {pg}, "
+         f"{tmp_path / 'other-split.sqlite'}, session 1: plan p1 is split into 3 shards here and into 2 in {pg}, "
          "session 1: their points overlap", pg),
     ]
     for (command, message, _), done in zip(cases, _at_once(*((command + [url], None) for command, _, url in cases))):

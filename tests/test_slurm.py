@@ -189,10 +189,10 @@ def fake_slurm(tmp_path, sbatch_fails_at: int = 0):
 @pytest.mark.parametrize("words, said", [
     (["--shards", "3", "run", "-b", "fib", "-v", "fake/ok", "--bogus"], "concbench run: No such option '--bogus'"),
     (["--shards", "0", "run", "-b", "fib", "-v", "fake/ok"], "0 is not in the range x>=1"),
-    (["--shards", "3", "run", "-b", "fib", "-v", "fake/ok", "--size", "test"], "the plan has 1 series, fewer than 3 parts"),
+    (["--shards", "3", "run", "-b", "fib", "-v", "fake/ok", "--size", "test"], "the plan has 1 series, fewer than 3 shards"),
     (["run", "-b", "nosuch", "-v", "fake/ok"], "unknown benchmark 'nosuch'"),
-    (["run", "-b", "fib", "-v", "fake/ok", "--db", "x.sqlite"], "slurm submit sets --db for each part itself"),
-    (["run", "-b", "fib", "-v", "fake/ok", "--page"], "--page is not for one part"),
+    (["run", "-b", "fib", "-v", "fake/ok", "--db", "x.sqlite"], "slurm submit sets --db for each shard itself"),
+    (["run", "-b", "fib", "-v", "fake/ok", "--page"], "--page is not for one shard"),
     (["report"], "expected `run …` or `study run …`"),
 ])
 def test_bad_input_is_one_line_and_exit_2_and_nothing_is_submitted(tmp_path, words, said):

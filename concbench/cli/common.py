@@ -92,7 +92,7 @@ def _seed(given: int | None) -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class SessionOptions:
-    """What every command that runs a session takes, as click parsed it: where it is stored, which part of its
+    """What every command that runs a session takes, as click parsed it: where it is stored, which shard of its
     plan, and how its runs are ordered and guarded (_order_options)."""
 
     db: Path | str | None

@@ -26,7 +26,7 @@ from ..report.tables import (
     scaling_table,
 )
 from ..report.terminal import print_summary, say, say_whole, show
-from ..scaleout.parts import Whole, runs_of, whole
+from ..scaleout.shards import Shards, runs_of, shards_of
 from ..spec.catalog import REPEAT, Catalog
 from ..storing.database import shown
 from ..storing.records import RunStatus, SessionStatus
@@ -64,11 +64,11 @@ from .pages import export_text, write_page
 @click.option("--list", "list_sessions", is_flag=True, help="List the stored sessions.")
 @click.option("--notes", is_flag=True, help="Every note on every series (failures, CV, bimodality), one line each.")
 @click.option("--wide", is_flag=True, help="Every column of every table, however wide the terminal.")
-@click.option("--one-part", is_flag=True,
-              help="A part of a split plan (`--shard`) alone, without the other parts merged beside it.")
+@click.option("--one-shard", is_flag=True,
+              help="A shard of a split plan (`--shard`) alone, without the other shards merged beside it.")
 @_db_option()
 def report_command(**given) -> int:
-    """Report a stored session (default: the latest); a part of a split plan with the other parts found beside
+    """Report a stored session (default: the latest); a shard of a split plan with the other shards found beside
     it."""
     o = ReportOptions(**given)
     if o.html_dir is not None:
@@ -82,8 +82,8 @@ def report_command(**given) -> int:
     record = store.session(o.session_id)
     if o.html_dir or o.open_page:
         return _page(catalog, store, record, o.html_dir, [tuple(o.compare)] if o.compare else [], o.open_page)
-    parts = Whole([record], 1) if o.one_part else whole(store, record)
-    runs = runs_of(store, parts)
+    shards = Shards([record], 1) if o.one_shard else shards_of(store, record)
+    runs = runs_of(store, shards)
     rows = summarise(runs)
     if o.compare:
         names = {r.variant for r in runs}
@@ -100,9 +100,9 @@ def report_command(**given) -> int:
         return EXIT_OK
     if o.fmt == "table":
         print_summary(common.console, record, rows, catalog.benchmarks, notes=o.notes, wide=o.wide,
-                      faithful_shape=catalog.faithful_shape, headings=parts.headings(),
+                      faithful_shape=catalog.faithful_shape, headings=shards.headings(),
                       machine=machine_lines(record, runs, store.probes(record.id)))
-    else:   # an export is of one session, as its schema says: a part alone
+    else:   # an export is of one session, as its schema says: a shard alone
         own = store.runs(record.id)
         sys.stdout.write(export_text(o.fmt, record, own, summarise(own), catalog, store.probes(record.id)))
     return EXIT_OK
@@ -122,7 +122,7 @@ class ReportOptions:
     list_sessions: bool
     notes: bool
     wide: bool
-    one_part: bool
+    one_shard: bool
     db: Path | str | None
 
 
@@ -229,7 +229,7 @@ def compare_command(session_a, session_b, threshold, fail_on_regression, db) -> 
               help="The results database the sessions join: an SQLite file (created if missing) or a "
                    "postgresql:// URL (default: $CONCBENCH_DB).")
 def merge_command(sources, into) -> int:
-    """Join the sessions of several results databases (the parts of a sharded plan) into one, each as it was."""
+    """Join the sessions of several results databases (the shards of a plan) into one, each as it was."""
     from ..storing.merge import merge
 
     for source, old, new in merge(list(sources), into):

@@ -77,8 +77,8 @@ from .setup import build_all
 @click.option("--page", is_flag=True,
               help="Then write the session's HTML report beside the database (results/session-N/index.html).")
 @click.option("--shard", default=None, metavar="K/N",
-              help="Only the K-th of N disjoint parts of the plan (whole series each; for several machines).")
-@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
+              help="Only the K-th of N disjoint shards of the plan (whole series each; for several machines).")
+@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and shard), if any.")
 @_order_options
 def run_command(**given) -> int:
     """Run benchmarks, verify every answer, store every sample, print the summary."""
@@ -116,7 +116,7 @@ class RunOptions(SessionOptions):
 
 def run_planner(o: RunOptions, cores_here: bool = True) -> tuple[Sharded, dict]:
     """`run`'s request, checked, as a planner and the session's config. `cores_here`: hold --cores to this
-    machine's CPUs (not where the parts run on other machines: each checks its own)."""
+    machine's CPUs (not where the shards run on other machines: each checks its own)."""
     allowed = environment.allowed_cpus()
     core_counts = _int_list(o.cores, "--cores") if o.cores else (len(allowed),)
     if cores_here and max(core_counts) > len(allowed):
@@ -133,9 +133,9 @@ def run_planner(o: RunOptions, cores_here: bool = True) -> tuple[Sharded, dict]:
 
 
 class Sharded:
-    """A planner's plan, or with `--shard K/N` its K-th part, and what the session's config notes of the plan once
-    made (`notes`): the whole plan's identity (so that `--resume` finds a session of the same plan; the parts of
-    one plan share it) and, for a part, which part of how many points."""
+    """A planner's plan, or with `--shard K/N` its K-th shard, and what the session's config notes of the plan once
+    made (`notes`): the whole plan's identity (so that `--resume` finds a session of the same plan; the shards of
+    one plan share it) and, for a shard, which one of how many points (its `part`, "K/N")."""
 
     def __init__(self, planner: Callable[[Catalog], list[Point]], text: str | None) -> None:
         self.planner, self.shard = planner, parse_shard(text) if text is not None else None

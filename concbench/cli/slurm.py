@@ -1,4 +1,4 @@
-"""`slurm submit/status/resubmit`: a plan's parts as a Slurm job array."""
+"""`slurm submit/status/resubmit`: a plan's shards as a Slurm job array."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from .studies import StudyRunOptions, study_planner, study_run
 
 @cli.group("slurm")
 def slurm_group() -> None:
-    """A plan's parts on a Slurm cluster: a job array (a node per part), then a merge job (docs/slurm.md)."""
+    """A plan's shards on a Slurm cluster: a job array (a node per shard), then a merge job (docs/slurm.md)."""
 
 
-# What a part's command may not say: slurm submit sets it per part, or it has no meaning for one part.
+# What a shard's command may not say: slurm submit sets it per shard, or it has no meaning for one shard.
 _SET_PER_PART = {"shard": "--shard", "db": "--db", "resume": "--resume"}
 
 
@@ -46,11 +46,11 @@ def _slurm_command(catalog: Catalog, words: list[str]):
     given = {key for key in params if context.get_parameter_source(key) == click.core.ParameterSource.COMMANDLINE}
     for key, flag in _SET_PER_PART.items():
         if key in given:
-            raise UsageError(f"slurm submit sets {flag} for each part itself (its own --db, before `run`, "
-                             "names where the parts are merged)")
+            raise UsageError(f"slurm submit sets {flag} for each shard itself (its own --db, before `run`, "
+                             "names where the shards are merged)")
     for key, flag in _NOT_FOR_A_PART.items():
         if key in given:
-            raise UsageError(f"slurm submit: {flag} is not for one part: report the merged results with `concbench report`")
+            raise UsageError(f"slurm submit: {flag} is not for one shard: report the merged results with `concbench report`")
     if command is run_command:
         return run_planner(RunOptions(**params), cores_here=False)
     return study_planner(catalog, StudyRunOptions(**params))[1:]
@@ -65,16 +65,16 @@ def _this_concbench() -> list[str]:
 
 
 @slurm_group.command("submit", context_settings={"allow_interspersed_args": False})
-@click.option("--shards", default=4, show_default=True, type=click.IntRange(min=1), help="N: the parts, a node each.")
+@click.option("--shards", default=4, show_default=True, type=click.IntRange(min=1), help="N: the shards, a node each.")
 @click.option("--partition", default=None, help="The partition to run in (default: the cluster's).")
 @click.option("--time", "time_limit", default=None, help="Each job's time limit, as sbatch takes it (e.g. 4:00:00).")
 @click.option("--dir", "folder", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="The job folder (default results/slurm/<plan>-N/).")
-@_db_option("Where the merge job joins the parts: an SQLite file or a postgresql:// URL (default: $CONCBENCH_DB, "
+@_db_option("Where the merge job joins the shards: an SQLite file or a postgresql:// URL (default: $CONCBENCH_DB, "
             "else results/concbench.sqlite).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
-    """Submit `run …` or `study run …` as N parts, a job array on exclusive nodes, and a merge job after them."""
+    """Submit `run …` or `study run …` as N shards, a job array on exclusive nodes, and a merge job after them."""
     from ..scaleout import slurm
 
     catalog = _catalog()
@@ -82,7 +82,7 @@ def slurm_submit(shards, partition, time_limit, folder, db, command) -> int:
     series = series_count(planner(catalog))
     plan = planner.notes["plan"]   # the whole plan's identity, noted as it was made
     if series < shards:
-        raise UsageError(f"--shards {shards}: the plan has {series} series, fewer than {shards} parts (a part runs "
+        raise UsageError(f"--shards {shards}: the plan has {series} series, fewer than {shards} shards (a shard runs "
                          "whole series)")
     target = db or _default_db(catalog)
     if isinstance(target, Path):
@@ -112,7 +112,7 @@ def _job(folder: Path | None):
 @slurm_group.command("status")
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 def slurm_status(folder) -> int:
-    """Each part of a submitted job (default: the newest): finished, running, pending, failed or cancelled; then
+    """Each shard of a submitted job (default: the newest): finished, running, pending, failed or cancelled; then
     its merge."""
     from ..scaleout import slurm
 
@@ -131,7 +131,7 @@ def slurm_status(folder) -> int:
 @slurm_group.command("resubmit")
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 def slurm_resubmit(folder) -> int:
-    """Submit again the parts of a job (default: the newest) that failed or were cancelled (each goes on with its
+    """Submit again the shards of a job (default: the newest) that failed or were cancelled (each goes on with its
     session), and a new merge job after them."""
     from ..scaleout import slurm
 

@@ -27,7 +27,7 @@ from ..report.study import (
 from ..report.tables import grid_table
 from ..report.terminal import say, say_whole, show
 from ..running import environment
-from ..scaleout.parts import runs_of, whole
+from ..scaleout.shards import runs_of, shards_of
 from ..spec.catalog import Catalog
 from ..spec.studies import SCALES, STUDY_FILE, PlannedClaims, claims_as_planned, find_study, load_studies, plan_study, study_path
 from ..storing.records import SessionStatus
@@ -56,8 +56,8 @@ def study_list() -> int:
 @click.option("--scale", default="quick", show_default=True, type=click.Choice(list(SCALES)),
               help="quick: minutes on 2 cores; paper: the source's design.")
 @_db_option()
-@click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint parts of the study's plan.")
-@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and part), if any.")
+@click.option("--shard", default=None, metavar="K/N", help="Only the K-th of N disjoint shards of the study's plan.")
+@click.option("--resume", is_flag=True, help="Go on with the --db's unfinished session of this plan (and shard), if any.")
 @_order_options
 def study_run(**given) -> int:
     """Run a study's preset as one session, then show its tables beside the published ones."""
@@ -165,10 +165,10 @@ def study_report(study_id, session_id, html_dir, form, which, db) -> int:
     if not sessions:
         raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
     record = sessions[-1]
-    parts = whole(store, record)
-    for line in parts.headings() if parts.count > 1 else []:
+    shards = shards_of(store, record)
+    for line in shards.headings() if shards.count > 1 else []:
         say(common.console, line)
-    runs = runs_of(store, parts, with_samples=html_dir is not None)
+    runs = runs_of(store, shards, with_samples=html_dir is not None)
     rows = summarise(runs)
     context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
     claims = claims_as_planned(catalog.root, study, record.config, which == "planned")

@@ -146,7 +146,7 @@ def print_summary(console: Console, session: SessionRecord, rows: list[SeriesSum
                   benchmarks: Mapping[str, Benchmark] | None = None, notes: bool = False, wide: bool = False,
                   faithful_shape: Callable[[str, str], str | None] | None = None,
                   headings: list[str] | None = None, machine: Sequence[str] = ()) -> None:
-    """The heading (`headings` instead, for the parts of a split plan); for a session of several benchmarks an
+    """The heading (`headings` instead, for the shards of a split plan); for a session of several benchmarks an
     overview and the runs that were not ok; each benchmark's tables; the faithful ports against the best shapes,
     where both ran (`faithful_shape` names a model's first shape); what measuring cost; what the machine probe
     saw (`machine`: report.machine.machine_lines); then every note

@@ -533,7 +533,7 @@ MACHINE = ("cpu_model", "cpus_allowed", "kernel", "machine", "toolchains")
 
 def resumable(store: Store, config: dict) -> SessionRecord | None:
     """The latest unfinished session (interrupted, crashed, or left `running` by a killed harness) started with
-    this config (`session_config`): the same plan, by its identity, the same part of it and the same settings
+    this config (`session_config`): the same plan, by its identity, the same shard of it and the same settings
     (its order's seed aside)."""
     unfinished = [s for s in store.sessions() if s.status in UNFINISHED and _without_seed(s.config) == _without_seed(config)]
     return unfinished[-1] if unfinished else None

@@ -1,1 +1,1 @@
-"""Scaling out: a plan cut into parts for several machines, their time estimated, run as Slurm jobs."""
+"""Scaling out: a plan cut into shards for several machines, their time estimated, run as Slurm jobs."""

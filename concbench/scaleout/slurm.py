@@ -1,10 +1,10 @@
-"""Slurm as the engine for many machines (issue 25): a plan's N parts submitted as one job array, a task per
-part on a node of its own, then a merge job once every task has ended well; the state of such a job read back.
+"""Slurm as the engine for many machines (issue 25): a plan's N shards submitted as one job array, a task per
+shard on a node of its own, then a merge job once every task has ended well; the state of such a job read back.
 
 Slurm schedules; nothing here does. Its tools are called in one place, `SlurmTools`. A job folder holds what
 one submission needs and leaves: job.json (the command, N, the job ids, the target), the two batch scripts,
-each part's results file shard-K.sqlite and its log shard-K.out, the merge's log merge.out and, once the merge
-has succeeded, the file `merged`. A part is finished when its file holds a finished session of that part:
+each shard's results file shard-K.sqlite and its log shard-K.out, the merge's log merge.out and, once the merge
+has succeeded, the file `merged`. A shard is finished when its file holds a finished session of that shard:
 that file is the truth, the queue only says what is pending or running."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ JOB_FILE, SHARD_SCRIPT, MERGE_SCRIPT, MERGED = "job.json", "shards.sh", "merge.s
 # file of the folder holds it, and every file here is its owner's alone (shared storage).
 PASSWORD_FILE = "pgpass"
 
-# squeue's job states (%T), by what they mean for a part: still to run, running, or over. A state not named
+# squeue's job states (%T), by what they mean for a shard: still to run, running, or over. A state not named
 # here (FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, COMPLETED without a finished session, ...) is a failure.
 PENDING = {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"}
 RUNNING = {"RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING"}
@@ -83,7 +83,7 @@ class SlurmTools:
 @dataclass
 class Submission:
     array: str             # the array's job id
-    shards: list[int]      # the parts it runs (its task ids)
+    shards: list[int]      # the shards it runs (its task ids)
     merge: str             # the merge job's id
     submitted_at: str
 
@@ -160,21 +160,21 @@ def _header(job: Job, name: str, log: str) -> list[str]:
     # The log's path in double quotes (a space), the folder's own % doubled (sbatch expands %a, %j, ...).
     folder = str(job.folder).replace("%", "%%")
     lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f'#SBATCH --output="{folder}/{log}"',
-             "#SBATCH --open-mode=append"]   # a part submitted again writes on below its first log
+             "#SBATCH --open-mode=append"]   # a shard submitted again writes on below its first log
     lines += [f"#SBATCH --partition={job.partition}"] if job.partition else []
     lines += [f"#SBATCH --time={job.time}"] if job.time else []
     return lines
 
 
 def shard_script(job: Job) -> str:
-    """One part per array task (`--array` is given at submission: all parts, or those submitted again)."""
+    """One shard per array task (`--array` is given at submission: all shards, or those submitted again)."""
     shard_db = f"{shlex.quote(str(job.folder))}/shard-$SLURM_ARRAY_TASK_ID.sqlite"
     command = " ".join([shlex.join([*job.concbench, *job.command]),
                         f"--shard \"$SLURM_ARRAY_TASK_ID/{job.shards}\"", f"--db {shard_db}", "--resume"])
     return "\n".join([
         *_header(job, f"concbench-{job.plan}", "shard-%a.out"),
         "#SBATCH --exclusive",    # a node to itself: nothing else competes for its cores while it measures
-        f"# concbench slurm submit: part $SLURM_ARRAY_TASK_ID of {job.shards} (job.json beside this script)",
+        f"# concbench slurm submit: shard $SLURM_ARRAY_TASK_ID of {job.shards} (job.json beside this script)",
         f"cd {shlex.quote(job.root)} || exit 1",
         command,
         "status=$?",
@@ -188,7 +188,7 @@ def shard_script(job: Job) -> str:
 
 
 def merge_script(job: Job) -> str:
-    sources = [str(job.shard_file(k)) for k in range(1, job.shards + 1)]   # every part named: one missing fails it
+    sources = [str(job.shard_file(k)) for k in range(1, job.shards + 1)]   # every shard named: one missing fails it
     merge = shlex.join([*job.concbench, "merge", *sources, "--into", job.target])
     password = job.folder / PASSWORD_FILE
     return "\n".join([
@@ -221,7 +221,7 @@ def _submit(job: Job, tools: SlurmTools, shards: list[int], waits_also_for: Sequ
 
 
 def submit(job: Job, tools: SlurmTools) -> Submission:
-    """Writes the job folder (job.json and the scripts), then submits every part and the merge."""
+    """Writes the job folder (job.json and the scripts), then submits every shard and the merge."""
     tools.check()
     if (job.folder / JOB_FILE).exists():
         raise UsageError(f"{job.folder}: a job was submitted from this folder already "
@@ -257,15 +257,15 @@ class ShardState:
     detail: str
 
 
-def _session_of_part(job: Job, k: int):
-    """The shard file's session of part k/N, with its runs (None where there is none yet)."""
+def _session_of_shard(job: Job, k: int):
+    """The shard file's session of shard k/N, with its runs (None where there is none yet)."""
     path = job.shard_file(k)
     if not path.is_file():
         return None, []
     store = Store(path)
     try:
-        part = f"{k}/{job.shards}"
-        sessions = [s for s in store.sessions() if (s.config.get("shard") or {}).get("part") == part]
+        shard = f"{k}/{job.shards}"
+        sessions = [s for s in store.sessions() if (s.config.get("shard") or {}).get("part") == shard]
         if not sessions:
             return None, []
         return sessions[-1], store.runs(sessions[-1].id)
@@ -280,7 +280,7 @@ def _latest(job: Job, k: int) -> Submission:
 def shard_states(job: Job, queue: dict[str, tuple[str, str]]) -> list[ShardState]:
     states = []
     for k in range(1, job.shards + 1):
-        session, runs = _session_of_part(job, k)
+        session, runs = _session_of_shard(job, k)
         task = f"{_latest(job, k).array}_{k}"
         held = (f"session {session.id} ({session.status}) holds {len(runs)} of "
                 f"{session.config.get('points', 0) * session.config.get('runs', 0)} runs" if session else "no session yet")
@@ -308,7 +308,7 @@ def merge_state(job: Job, queue: dict[str, tuple[str, str]]) -> tuple[str, str]:
     merge = job.submissions[-1].merge
     state, reason = queue.get(merge, ("", ""))
     if state in PENDING and reason == "DependencyNeverSatisfied":
-        return "failed", f"merge job {merge} will never start: a part it waits for failed ({reason})"
+        return "failed", f"merge job {merge} will never start: a shard it waits for failed ({reason})"
     if state in PENDING:
         return "pending", f"merge job {merge} pending" + (f" ({reason})" if reason and reason != "None" else "")
     if state in RUNNING:
@@ -331,8 +331,8 @@ def summary(states: list[ShardState], merge: tuple[str, str]) -> str:
 # -- submitting again -------------------------------------------------------------------------------------------
 
 def resubmit(job: Job, tools: SlurmTools) -> Submission:
-    """Submits again the parts that failed or were cancelled, as one new array (each resumes its session), with a
-    new merge job after it and after the parts still pending or running; where every part finished but the
+    """Submits again the shards that failed or were cancelled, as one new array (each resumes its session), with a
+    new merge job after it and after the shards still pending or running; where every shard finished but the
     merge did not happen, the merge alone (a submission without an array). Refuses where nothing needs it."""
     tools.check()
     queue = tools.queue()
@@ -341,7 +341,7 @@ def resubmit(job: Job, tools: SlurmTools) -> Submission:
     again = [s.index for s in states if s.state in ("failed", "cancelled")]
     if not again and (merge[0] in ("merged", "pending", "running") or any(s.state != "finished" for s in states)):
         raise UsageError(f"{job.folder}: nothing to resubmit ({summary(states, merge)})")
-    # An earlier merge job still pending waits on a part that failed, or would merge without the new ones.
+    # An earlier merge job still pending waits on a shard that failed, or would merge without the new ones.
     for old in dict.fromkeys(s.merge for s in job.submissions):
         if queue.get(old, ("", ""))[0] in PENDING:
             tools.cancel(old)

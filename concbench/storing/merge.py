@@ -1,9 +1,9 @@
 """`concbench merge`: the sessions of several results databases joined into one, as they were.
 
-The parts of a sharded plan (`run --shard K/N`) each land in a file of their own, on their own machine (or all
+The shards of a plan (`run --shard K/N`) each land in a file of their own, on their own machine (or all
 in one PostgreSQL database, which needs no merge); merged, they sit side by side in one store, each session
 keeping the machine it ran on. Sources and target may be SQLite files or PostgreSQL URLs. Everything is checked
-before anything is written: a part met twice (in the inputs, or another session of it already in the target), or
+before anything is written: a shard met twice (in the inputs, or another session of it already in the target), or
 one plan split two ways (1/3 beside 1/2: their points overlap), is refused in one line. Each session is copied in
 one transaction, and one the target holds already is left as it is: a merge killed half-way, given again, goes on
 where it stopped, and nothing is ever in the target twice."""
@@ -20,7 +20,7 @@ from .store import Store
 
 
 @dataclass(frozen=True)
-class Part:
+class Shard:
     plan: str
     part: str      # "K/N"
 
@@ -29,23 +29,23 @@ class Part:
         return self.part.split("/")[1]
 
 
-def _part(session: SessionRecord) -> Part | None:
+def _shard(session: SessionRecord) -> Shard | None:
     shard = session.config.get("shard")
-    return Part(shard["plan"], shard["part"]) if isinstance(shard, dict) else None
+    return Shard(shard["plan"], shard["part"]) if isinstance(shard, dict) else None
 
 
-def _check(parts: list[tuple[str, Part]]) -> None:
-    """`parts`: where each was found ("file, session N") and what it is; refuses a part twice or a plan split
-    into different numbers of parts."""
-    seen: dict[Part, str] = {}
+def _check(shards: list[tuple[str, Shard]]) -> None:
+    """`shards`: where each was found ("file, session N") and what it is; refuses a shard twice or a plan split
+    into different numbers of shards."""
+    seen: dict[Shard, str] = {}
     splits: dict[str, tuple[str, str]] = {}
-    for where, part in parts:
-        if part in seen:
-            raise UsageError(f"{where}: part {part.part} of plan {part.plan} is already in {seen[part]}")
-        seen[part] = where
-        earlier = splits.setdefault(part.plan, (part.count, where))
-        if earlier[0] != part.count:
-            raise UsageError(f"{where}: plan {part.plan} is split into {part.count} parts here and into "
+    for where, shard in shards:
+        if shard in seen:
+            raise UsageError(f"{where}: shard {shard.part} of plan {shard.plan} is already in {seen[shard]}")
+        seen[shard] = where
+        earlier = splits.setdefault(shard.plan, (shard.count, where))
+        if earlier[0] != shard.count:
+            raise UsageError(f"{where}: plan {shard.plan} is split into {shard.count} shards here and into "
                              f"{earlier[0]} in {earlier[1]}: their points overlap")
 
 
@@ -86,9 +86,9 @@ def merge(sources: list[Target], into: Target) -> list[tuple[Target, int, int | 
         done = {(source, s.id) for source, store in stores for s in store.sessions()
                 if _already_in(target, store, s)}
         found = [(f"{shown(into)}, session {s.id}", p) for s in (target.sessions() if target else [])
-                 if (p := _part(s))]
+                 if (p := _shard(s))]
         found += [(f"{shown(source)}, session {s.id}", p) for source, store in stores for s in store.sessions()
-                  if (source, s.id) not in done and (p := _part(s))]
+                  if (source, s.id) not in done and (p := _shard(s))]
         _check(found)
         target = target or Store(into)
         copied: list[tuple[Target, int, int | None]] = []
