@@ -124,10 +124,11 @@ public final class Client: @unchecked Sendable {
             if condition(a.object) {
                 return try await run(body, on: a, queue)
             }
-            let seen = a.version
+            let locked = a.locked.unsafelyUnwrapped
+            let seen = locked.version
             end(queue, .endTested)
             await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-                runtime.pool.whenSuspended { a.onChange(from: seen) { continuation.resume() } }
+                runtime.pool.whenSuspended { locked.onChange(from: seen) { continuation.resume() } }
             }
         }
     }
@@ -137,7 +138,7 @@ public final class Client: @unchecked Sendable {
     /// The client's queue for `handler`, unmanaged (see the extension at the end of PrivateQueue.swift).
     @inlinable @inline(__always)
     func queueRef(for handler: HandlerCore) -> Unmanaged<PrivateQueue> {
-        if handler.locksBlocks { return .passUnretained(handler.shared.unsafelyUnwrapped) }
+        if handler.locksBlocks { return .passUnretained(handler.locked.unsafelyUnwrapped.queue) }
         if recentID == handler.id { return recent.unsafelyUnwrapped }
         return .passUnretained(lookUp(handler))
     }
@@ -164,7 +165,7 @@ public final class Client: @unchecked Sendable {
         let queue = queueRef(for: handler)
         if handler.locksBlocks {
             if queue.with({ $0.isHeld(by: identity) }) { return enter(queue) }
-            await handler.lockBlock()
+            await handler.locked.unsafelyUnwrapped.take(on: handler.runtime.pool)
             queue.with { $0.beginHeld(by: identity) }
         } else {
             if queue.with({ $0.depth > 0 }) { return enter(queue) }
@@ -198,7 +199,7 @@ public final class Client: @unchecked Sendable {
         let queues = handlers.map { queueRef(for: $0) }
         let fresh = order.filter { !queues[$0].with { $0.isHeld(by: identity) } }
         if handlers.first?.locksBlocks == true {
-            for index in fresh { await handlers[index].lockBlock() }
+            for index in fresh { await handlers[index].locked.unsafelyUnwrapped.take(on: handlers[index].runtime.pool) }
             for index in fresh { queues[index].with { $0.beginHeld(by: identity) } }
         } else {
             let cells = fresh.map { queues[$0].with { $0.begin() } }
@@ -246,7 +247,7 @@ public final class Client: @unchecked Sendable {
             queue.publish()
             return queue.isShared
         }
-        if locked { queue.takeUnretainedValue().handler.blockLock.release() }
+        if locked { queue.takeUnretainedValue().handler.locked.unsafelyUnwrapped.lock.release() }
         // The queue is held unmanaged, so nothing else keeps this client (and with it its cache of
         // queues) alive to here: a temporary client (`Client(runtime).separate …`) could otherwise be
         // freed before the END is logged, retiring a queue it still touches.

@@ -8,7 +8,7 @@
 // says whether it runs, or where it parked: between blocks (a reservation wakes it) or on one
 // private queue in the middle of a block (that queue's client wakes it at whatever it logs next: a
 // call, a sync or END). The client touches the word only there, with a load; the handler writes it
-// when it parks.
+// when it parks. (Under `none`, `dynamic` and `static` there is no queue of queues: LockedBlocks.swift.)
 //
 // Wait conditions are evaluated where the state lives: a reservation with a condition is a begin
 // cell like any other; the handler tests the condition when it reaches it, and after every block
@@ -50,17 +50,11 @@ public class HandlerCore: @unchecked Sendable {
     // them are in the same order everywhere (Sec. 3.3).
     @usableFromInline let reservation = SpinLock()
 
-    // `none` and `dynamic`: the one queue, which a client locks for its whole block.
-    @usableFromInline final private(set) var shared: PrivateQueue?
-    /// `none` and `dynamic`: blocks lock the one shared queue (set once, at init).
+    /// `none`, `dynamic` and `static`: the one queue and its block lock, instead of the queue of
+    /// queues (set once, at init).
+    @usableFromInline final private(set) var locked: LockedBlocks?
+    /// Whether `locked` is set: blocks lock the one queue.
     @usableFromInline final let locksBlocks: Bool
-    @usableFromInline let blockLock = AsyncLock()
-
-    /// Takes the block lock: at once where it is free, else by suspending until it is granted.
-    @inlinable @inline(__always)
-    final func lockBlock() async {
-        if !blockLock.tryAcquire() { await blockLock.acquire(on: runtime.pool) }
-    }
 
     // The queue of queues, after D. Vyukov's intrusive multi-producer queue: producers exchange the
     // tail and then link; the handler alone moves the head. Nodes are begin cells, and a stub.
@@ -71,12 +65,8 @@ public class HandlerCore: @unchecked Sendable {
     private var qoqHead: UnsafeMutableRawPointer
     private let stub: UnsafeMutablePointer<Cell>
 
-    // `none` and `dynamic`: a version that changes after every block that may have changed the
-    // object, with the clients waiting for it to change (they test their wait conditions themselves).
-    private let changes = Locked<(version: Int, waiters: [@Sendable () -> Void])>((0, []))
-
     // Only the running handler, or a client that claimed it, touches these. The block's queue is
-    // kept alive by the reference its begin holds (or, for `shared`, by the handler): unmanaged,
+    // kept alive by the reference its begin holds (or, for the one locked queue, by `locked`): unmanaged,
     // so the loop counts no references per request.
     private var current: Unmanaged<PrivateQueue>?
     /// The current block ran a call, or was synced or granted (its client's queries may write).
@@ -100,7 +90,7 @@ public class HandlerCore: @unchecked Sendable {
         if runtime.locksBlocks {
             // Set once, here, before anyone can see the handler; it waits on that queue for good.
             let queue = PrivateQueue(handler: self, shared: true)
-            shared = queue
+            locked = LockedBlocks(queue)
             current = Unmanaged.passUnretained(queue)
             state.store(queue.identity, ordering: .relaxed)
         }
@@ -301,7 +291,9 @@ public class HandlerCore: @unchecked Sendable {
     private func ended(_ owner: Unmanaged<PrivateQueue>) -> Bool {
         let changed = mayHaveChanged
         mayHaveChanged = false
-        if shared == nil {
+        if let locked {
+            if changed { locked.changed() }
+        } else {
             current = nil
             owner._withUnsafeGuaranteedRef { $0.finishBlock() }
             if changed && !waiting.isEmpty {
@@ -316,14 +308,6 @@ public class HandlerCore: @unchecked Sendable {
                     index += 1
                 }
             }
-        } else {
-            guard changed else { return false }
-            let waiters = changes.withLock { state -> [@Sendable () -> Void] in
-                state.version &+= 1
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter() }
         }
         return false
     }
@@ -349,20 +333,6 @@ public class HandlerCore: @unchecked Sendable {
         queue.granted = nil
         state.store(queue.identity, ordering: .releasing)
         client.resume()
-    }
-
-    // -- `none` and `dynamic`: wait conditions tested by the client -----------------------
-
-    var version: Int { changes.withLock { $0.version } }
-
-    /// Calls `wake` once the version differs from `seen` (at once if it already does).
-    func onChange(from seen: Int, _ wake: @escaping @Sendable () -> Void) {
-        let now = changes.withLock { state -> Bool in
-            if state.version != seen { return true }
-            state.waiters.append(wake)
-            return false
-        }
-        if now { wake() }
     }
 }
 
