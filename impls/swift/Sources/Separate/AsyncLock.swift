@@ -5,8 +5,7 @@
 // It is not first come, first served. A client that ends a block and reserves the handler again
 // at once may take the lock back before a waiter woken meanwhile runs, as with a pthread mutex or
 // Go's sync.Mutex: handing the lock to the next waiter at every release makes each block of a busy
-// handler cost a task switch (a convoy: mutex ran 13 times slower under `none` than with the queue
-// of queues, where the paper measured the two equal; now 4 times). One waiter at a time is woken to try
+// handler cost a task switch (a convoy). One waiter at a time is woken to try
 // again; one that finds the lock taken waits again at the head of the line. And once the lock has
 // been taken `patience` times over waiting clients' heads, the next release hands it to the first
 // of them, so none starves, not even behind a client that never suspends.

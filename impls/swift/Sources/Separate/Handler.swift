@@ -27,8 +27,7 @@ public class HandlerCore: @unchecked Sendable {
     @usableFromInline let runtime: Runtime
     // The runtime's, borrowed (the runtime outlives its handlers): no reference counted on the
     // paths that suspend a client, schedule the handler or poll. Every handler shares the pool, so a
-    // count there would move its line between the threads at each of them (chameneos took a tenth
-    // longer, condition and prodcons up to a twelfth).
+    // count there would move its line between the threads at each of them.
     private let pool: Unmanaged<Pool>
     @usableFromInline let target: AnyObject
     private static let ids = Atomic<UInt64>(1)
@@ -247,7 +246,7 @@ public class HandlerCore: @unchecked Sendable {
         // nothing else to run, wait that long before parking, so the handler goes on running beside
         // them rather than being woken again. It watches the link the next reservation writes, not
         // the tail every reservation exchanges: a poll of the tail takes its line from the clients,
-        // and each of their exchanges must fetch it back (mutex took up to a fifth longer).
+        // and each of their exchanges must fetch it back.
         if withPool({ $0.hasNothingElse() }) {
             let head = HandlerCore.cell(qoqHead)
             for _ in 0..<HandlerCore.patience where head.pointee.link.load(ordering: .relaxed) != nil { return false }

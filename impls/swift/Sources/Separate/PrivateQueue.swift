@@ -270,9 +270,8 @@ final class PrivateQueue: @unchecked Sendable {
                 tailSeen = published.load(ordering: .acquiring)
                 if head == tailSeen { return nil }
             }
-            // Moved out, not copied: no reference counted for the closure. (Left empty: measured,
-            // the handler's write to the line makes the client's next write to it cheaper, not
-            // dearer.)
+            // Moved out, not copied: no reference counted for the closure. Left empty: the handler's
+            // write to the line makes the client's next write to it cheaper, not dearer.
             let request = withUnsafeMutablePointer(to: &readCells[head & readMask].request) { slot in
                 let request = slot.move()
                 slot.initialize(to: .empty)

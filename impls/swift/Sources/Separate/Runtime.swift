@@ -62,8 +62,7 @@ public final class Runtime: @unchecked Sendable {
 
     // Where the pool is the global executor, the tasks this runtime starts get no executor
     // preference at all, not a nil one: a task made with a preference that is nil only at run time
-    // still gets a preference record, looked up under its lock at every resumption (prodcons took
-    // a third longer).
+    // still gets a preference record, looked up under its lock at every resumption.
 
     /// Runs `body` as a client task on this runtime's threads (where the pool is the global
     /// executor, on the calling task, which is on them from its next resumption at the latest).
