@@ -7,13 +7,13 @@
 // Go's sync.Mutex: handing the lock to the next waiter at every release makes each block of a busy
 // handler cost a task switch (a convoy). One waiter at a time is woken to try
 // again; one that finds the lock taken waits again at the head of the line. And once the lock has
-// been taken `patience` times over waiting clients' heads, the next release hands it to the first
+// been taken `takesOverWaiters` times over waiting clients' heads, the next release hands it to the first
 // of them, so none starves, not even behind a client that never suspends.
 
 @usableFromInline
 final class AsyncLock: @unchecked Sendable {
     /// Takes over waiting clients' heads before the lock is handed to the first of them.
-    static var patience: Int { 16 }
+    static var takesOverWaiters: Int { 16 }
 
     private let guardLock = SpinLock()
     private var locked = false
@@ -108,7 +108,7 @@ final class AsyncLock: @unchecked Sendable {
             return
         }
         // Handing over, `locked` stays set: the lock passes to the waiter.
-        if barged >= AsyncLock.patience {
+        if barged >= AsyncLock.takesOverWaiters {
             barged = 0
             if woken {   // the waiter already woken is the first: it takes the lock when it runs
                 keptForWoken = true

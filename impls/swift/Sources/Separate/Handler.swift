@@ -36,9 +36,9 @@ public class HandlerCore: @unchecked Sendable {
     @usableFromInline static var betweenBlocks: UInt { 1 }
     /// Polls of an empty queue of queues before a handler with nothing else to do parks
     /// (a poll is one load, a few nanoseconds: about 5–10 µs in all).
-    static var patience: Int { 2_000 }
+    static var idlePolls: Int { 2_000 }
     /// Polls of its block's queue before a handler whose client has logged nothing more parks on it.
-    static var blockPatience: Int { 200 }
+    static var blockPolls: Int { 200 }
     // The header, with the reference count every client's reference touches, apart from the state.
     @usableFromInline let headerLine = Padding()
     /// Running (or scheduled), parked between blocks, or parked on the private queue whose
@@ -249,7 +249,7 @@ public class HandlerCore: @unchecked Sendable {
         // and each of their exchanges must fetch it back.
         if withPool({ $0.hasNothingElse() }) {
             let head = HandlerCore.cell(qoqHead)
-            for _ in 0..<HandlerCore.patience where head.pointee.link.load(ordering: .relaxed) != nil { return false }
+            for _ in 0..<HandlerCore.idlePolls where head.pointee.link.load(ordering: .relaxed) != nil { return false }
         }
         var spins = 0
         while qoqHead != qoqTail.load(ordering: .acquiring) {   // a link under way: it lands soon
@@ -270,7 +270,7 @@ public class HandlerCore: @unchecked Sendable {
     /// (the client wakes the handler at whatever it logs next). True if parked.
     private func parkInBlock(_ owner: Unmanaged<PrivateQueue>) -> Bool {
         let queue = owner.takeUnretainedValue()
-        for _ in 0..<HandlerCore.blockPatience where queue.hasMore() { return false }
+        for _ in 0..<HandlerCore.blockPolls where queue.hasMore() { return false }
         let (identity, head) = (queue.identity, queue.head)
         // Once the state is stored, the client may wake the handler elsewhere, which may finish the
         // block before the look at `published` below, and the client go away: a reference counted

@@ -156,7 +156,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
     private static let spinPerRound = 64
     // Rounds a `next` job must stay put before it is stolen (a few microseconds: its own worker
     // would have run it by then if its current job were short).
-    private static let patience = 16
+    private static let roundsBeforeSteal = 16
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -308,7 +308,7 @@ public final class Pool: TaskExecutor, @unchecked Sendable {
                     continue
                 }
                 worker.seenRounds[index] += 1
-                if worker.seenRounds[index] >= Pool.patience,
+                if worker.seenRounds[index] >= Pool.roundsBeforeSteal,
                    victim._withUnsafeGuaranteedRef({
                        $0.next.compareExchange(expected: waiting, desired: 0, ordering: .acquiringAndReleasing).exchanged
                    }) {

@@ -38,7 +38,7 @@ final class AsyncLockTests: XCTestCase {
     }
 
     /// One thread, and a client that takes the lock again and again without ever suspending: a
-    /// waiter is handed the lock once the hog has taken it `patience` times over its head (where a
+    /// waiter is handed the lock once the hog has taken it `takesOverWaiters` times over its head (where a
     /// lock that only woke it to try again would leave it waiting until the hog gave up).
     func testAWaiterIsHandedTheLockBeforeLongBehindAClientThatNeverSuspends() async {
         let bound = 1_000_000
@@ -62,7 +62,7 @@ final class AsyncLockTests: XCTestCase {
             await waiter.value
             return takes
         }
-        XCTAssertLessThanOrEqual(takes, AsyncLock.patience + 1, "the waiter waited \(takes) takes")
+        XCTAssertLessThanOrEqual(takes, AsyncLock.takesOverWaiters + 1, "the waiter waited \(takes) takes")
     }
 }
 
