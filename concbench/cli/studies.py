@@ -29,7 +29,16 @@ from ..report.terminal import say, say_whole, show
 from ..running import environment
 from ..scaleout.shards import runs_of, shards_of
 from ..spec.catalog import Catalog
-from ..spec.studies import SCALES, STUDY_FILE, PlannedClaims, claims_as_planned, find_study, load_studies, plan_study, study_path
+from ..spec.studies import (
+    SCALES,
+    STUDY_FILE,
+    PlannedClaims,
+    claims_as_planned,
+    find_study,
+    load_studies,
+    plan_study,
+    study_path,
+)
 from ..storing.records import SessionStatus
 from . import common
 from .common import EXIT_OK, SessionOptions, _available, _catalog, _db_option, _order_options, cli, open_store
