@@ -138,7 +138,7 @@ public final class Client: @unchecked Sendable {
     /// The client's queue for `handler`, unmanaged (see the extension at the end of PrivateQueue.swift).
     @inlinable @inline(__always)
     func queueRef(for handler: HandlerCore) -> Unmanaged<PrivateQueue> {
-        if handler.locksBlocks { return .passUnretained(handler.locked.unsafelyUnwrapped.queue) }
+        if handler.locksBlocks { return .passUnretained(handler.shared.unsafelyUnwrapped) }
         if recentID == handler.id { return recent.unsafelyUnwrapped }
         return .passUnretained(lookUp(handler))
     }
@@ -165,7 +165,7 @@ public final class Client: @unchecked Sendable {
         let queue = queueRef(for: handler)
         if handler.locksBlocks {
             if queue.with({ $0.isHeld(by: identity) }) { return enter(queue) }
-            await handler.locked.unsafelyUnwrapped.take(on: handler.runtime.pool)
+            await handler.lockBlock()
             queue.with { $0.beginHeld(by: identity) }
         } else {
             if queue.with({ $0.depth > 0 }) { return enter(queue) }
@@ -199,7 +199,7 @@ public final class Client: @unchecked Sendable {
         let queues = handlers.map { queueRef(for: $0) }
         let fresh = order.filter { !queues[$0].with { $0.isHeld(by: identity) } }
         if handlers.first?.locksBlocks == true {
-            for index in fresh { await handlers[index].locked.unsafelyUnwrapped.take(on: handlers[index].runtime.pool) }
+            for index in fresh { await handlers[index].lockBlock() }
             for index in fresh { queues[index].with { $0.beginHeld(by: identity) } }
         } else {
             let cells = fresh.map { queues[$0].with { $0.begin() } }

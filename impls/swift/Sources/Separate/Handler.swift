@@ -49,11 +49,21 @@ public class HandlerCore: @unchecked Sendable {
     // them are in the same order everywhere (Sec. 3.3).
     @usableFromInline let reservation = SpinLock()
 
-    /// `none`, `dynamic` and `static`: the one queue and its block lock, instead of the queue of
-    /// queues (set once, at init).
-    @usableFromInline final private(set) var locked: LockedBlocks?
-    /// Whether `locked` is set: blocks lock the one queue.
+    // `none`, `dynamic` and `static`: the one queue, which a client locks for its whole block.
+    @usableFromInline final private(set) var shared: PrivateQueue?
+    /// `none`, `dynamic` and `static`: the block lock and the version of changes, instead of the
+    /// queue of queues.
+    @usableFromInline final let locked: LockedBlocks?
+    /// Whether `locked` is set: blocks lock the one shared queue.
     @usableFromInline final let locksBlocks: Bool
+
+    /// Takes the block lock: at once where it is free, else by suspending until it is granted. (The
+    /// pool is read only on the slow path: passed in, it would count a reference on it per block.)
+    @inlinable @inline(__always)
+    final func lockBlock() async {
+        let lock = locked.unsafelyUnwrapped.lock
+        if !lock.tryAcquire() { await lock.acquire(on: runtime.pool) }
+    }
 
     // The queue of queues, after D. Vyukov's intrusive multi-producer queue: producers exchange the
     // tail and then link; the handler alone moves the head. Nodes are begin cells, and a stub.
@@ -65,7 +75,7 @@ public class HandlerCore: @unchecked Sendable {
     private let stub: UnsafeMutablePointer<Cell>
 
     // Only the running handler, or a client that claimed it, touches these. The block's queue is
-    // kept alive by the reference its begin holds (or, for the one locked queue, by `locked`): unmanaged,
+    // kept alive by the reference its begin holds (or, for `shared`, by the handler): unmanaged,
     // so the loop counts no references per request.
     private var current: Unmanaged<PrivateQueue>?
     /// The current block ran a call, or was synced or granted (its client's queries may write).
@@ -82,6 +92,7 @@ public class HandlerCore: @unchecked Sendable {
         pool = .passUnretained(runtime.pool)
         self.target = target
         locksBlocks = runtime.locksBlocks
+        locked = runtime.locksBlocks ? LockedBlocks() : nil
         stub = .allocate(capacity: 1)
         stub.initialize(to: Cell(owner: nil))
         qoqHead = UnsafeMutableRawPointer(stub)
@@ -89,7 +100,7 @@ public class HandlerCore: @unchecked Sendable {
         if runtime.locksBlocks {
             // Set once, here, before anyone can see the handler; it waits on that queue for good.
             let queue = PrivateQueue(handler: self, shared: true)
-            locked = LockedBlocks(queue)
+            shared = queue
             current = Unmanaged.passUnretained(queue)
             state.store(queue.identity, ordering: .relaxed)
         }

@@ -1,24 +1,18 @@
-// A handler without a queue of queues, under `none`, `dynamic` and `static` (the paper's None): one
-// queue, which a client holds for its whole block under the block lock (AsyncLock.swift), and wait
-// conditions tested by the client itself: it gives the lock back while its condition is false and
-// tries again once a block that may have changed the object has ended (the version below moved).
+// A handler without a queue of queues, under `none`, `dynamic` and `static` (the paper's None): its
+// one queue (HandlerCore.shared) is held by a client for its whole block under the block lock
+// (AsyncLock.swift), and wait conditions are tested by the client itself: it gives the lock back
+// while its condition is false and tries again once a block that may have changed the object has
+// ended (the version below moved). Held by the handler in a `let`: the clients reach the lock with
+// no reference counted, as they would through a `var`.
 
 @usableFromInline
 final class LockedBlocks: @unchecked Sendable {
-    /// The handler's one queue: its clients take turns to log into it, one block at a time.
-    @usableFromInline let queue: PrivateQueue
     @usableFromInline let lock = AsyncLock()
     // A version that changes after every block that may have changed the object, with the clients
     // waiting for it to change.
     private let changes = Locked<(version: Int, waiters: [@Sendable () -> Void])>((0, []))
 
-    init(_ queue: PrivateQueue) { self.queue = queue }
-
-    /// Takes the block lock: at once where it is free, else by suspending until it is granted.
-    @inlinable @inline(__always)
-    func take(on pool: Pool) async {
-        if !lock.tryAcquire() { await lock.acquire(on: pool) }
-    }
+    init() {}
 
     var version: Int { changes.withLock { $0.version } }
 
