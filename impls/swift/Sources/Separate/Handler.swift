@@ -54,8 +54,8 @@ public class HandlerCore: @unchecked Sendable {
     /// `none`, `dynamic` and `static`: the block lock and the version of changes, instead of the
     /// queue of queues.
     @usableFromInline final let locked: LockedBlocks?
-    /// Whether `locked` is set: blocks lock the one shared queue.
-    @usableFromInline final let locksBlocks: Bool
+    /// Blocks lock the one shared queue (`locked` is set).
+    @inlinable final var locksBlocks: Bool { locked != nil }
 
     /// Takes the block lock: at once where it is free, else by suspending until it is granted. (The
     /// pool is read only on the slow path: passed in, it would count a reference on it per block.)
@@ -91,7 +91,6 @@ public class HandlerCore: @unchecked Sendable {
         self.runtime = runtime
         pool = .passUnretained(runtime.pool)
         self.target = target
-        locksBlocks = runtime.locksBlocks
         locked = runtime.locksBlocks ? LockedBlocks() : nil
         stub = .allocate(capacity: 1)
         stub.initialize(to: Cell(owner: nil))
