@@ -61,6 +61,22 @@ def test_a_ratio_whose_interval_straddles_its_band_is_inconclusive_not_a_pass():
     assert finding.outcome == Outcome.INCONCLUSIVE, finding
 
 
+def test_a_ratio_just_inside_its_band_by_its_runs_is_inconclusive_once_it_carries_the_session_spread():
+    # 0.56 with runs spread by about 1 %: inside [0.4, 0.6] by its runs alone, but a session effect of 5 % a cell
+    # (the log ratio's 7 %) reaches past 0.6 in more draws than Holm allows.
+    runs = _runs("swift/sc", [56, 56.5, 55.5, 56, 56.2]) + _runs("swift/gcd", [100, 101, 99, 100, 100.5])
+    (alone,) = _judge(_claims(RATIO), runs)
+    assert alone.outcome == Outcome.REPRODUCES and alone.high < 0.58, alone
+    (spread,) = _judge(_claims(dict(RATIO, session_spread=0.05)), runs)
+    assert spread.outcome == Outcome.INCONCLUSIVE and spread.high > 0.6, spread
+    assert spread.estimate == alone.estimate   # the spread widens the interval, never moves the figure
+    # A study's spread reaches every claim that does not set its own.
+    (study_wide,) = judge_claims(load_claims([RATIO], "geomean", "test.toml", 0.05), summarise(runs), HERE)
+    (own,) = judge_claims(load_claims([dict(RATIO, session_spread=0)], "geomean", "test.toml", 0.05),
+                          summarise(runs), HERE)
+    assert study_wide.outcome == Outcome.INCONCLUSIVE and own.outcome == Outcome.REPRODUCES
+
+
 def test_a_cell_with_fewer_than_three_runs_is_inconclusive_whatever_its_figures():
     runs = _runs("swift/sc", [50, 50]) + _runs("swift/gcd", [100, 100, 100])
     (finding,) = _judge(_claims(RATIO), runs)
@@ -205,6 +221,8 @@ def test_the_same_runs_give_the_same_verdicts_and_figures():
     (dict(RATIO, scale="huge"), "scale = 'huge'"),
     (dict(STALL, event="sadness"), "event = 'sadness'"),
     (dict(RATIO, runs=2), "runs must be a whole number, at least 3"),
+    (dict(RATIO, session_spread=-0.1), "session_spread must be a number from 0"),
+    (dict(RATIO, session_spread="wide"), "session_spread must be a number from 0"),
 ])
 def test_a_malformed_claim_is_refused_with_its_study_and_id(entry, message):
     with pytest.raises(CatalogError, match=message):
@@ -249,6 +267,9 @@ def test_a_session_is_judged_by_the_claims_it_was_planned_with_and_says_which_ch
     assert band == (0.89, 1.12)
     current = claims_as_planned(ROOT, today, {STUDY_FILE: then}, planned=False)
     assert current.claims == today.claims and current.changed == ("indexed-swift-near-c",)
+    # The study's session spread is part of every claim's judging.
+    spread = claims_as_planned(ROOT, today, {STUDY_FILE: text.replace("\nsession_spread = 0.03", "\nsession_spread = 0.05")})
+    assert set(spread.changed) == {c.id for c in today.claims}
     # Only words changed: nothing the verdict reads.
     assert claims_as_planned(ROOT, today, {STUDY_FILE: text.replace("Stage G (indexed", "Stage G, indexed (")}).changed == ()
     # A session from before stored study files, or one whose file no longer loads: today's, saying why.

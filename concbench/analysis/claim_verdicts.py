@@ -149,20 +149,27 @@ class CellFigures:
     runs: int
 
 
-def cell_figures(row: SeriesSummary, statistic: Statistic, seed: int) -> CellFigures | None:
+def cell_figures(row: SeriesSummary, statistic: Statistic, seed: int, spread: float = 0.0) -> CellFigures | None:
+    """A cell's statistic and its draws: its runs resampled, each draw then moved by a session effect drawn
+    with the claim's session spread (log-normal), so that the interval covers what another session on this
+    machine would find, not only what this one's runs show."""
     # Sorted, so that the same runs in another order give the same draws and the same verdict.
     figures = np.sort([f for run in row.runs if (f := run_figure(run, statistic)) is not None and f > 0])
     if len(figures) == 0:
         return None
     aggregate = AGGREGATE[statistic]
     if len(figures) == 1:
-        return CellFigures(float(figures[0]), np.full(DRAWS, figures[0]), 1)
-    from scipy import stats as scipy_stats  # on first use: it takes most of a second to load
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # scipy warns that a distribution of a few runs is degenerate: it may be
-        result = scipy_stats.bootstrap((figures,), lambda x, axis: aggregate(x, axis=axis), n_resamples=DRAWS,
-                                       vectorized=True, method="percentile", rng=np.random.default_rng(seed))
-    return CellFigures(float(aggregate(figures)), np.asarray(result.bootstrap_distribution), len(figures))
+        draws = np.full(DRAWS, figures[0])
+    else:
+        from scipy import stats as scipy_stats  # on first use: it takes most of a second to load
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # scipy warns that a distribution of a few runs is degenerate: it may be
+            result = scipy_stats.bootstrap((figures,), lambda x, axis: aggregate(x, axis=axis), n_resamples=DRAWS,
+                                           vectorized=True, method="percentile", rng=np.random.default_rng(seed))
+        draws = np.asarray(result.bootstrap_distribution)
+    if spread > 0:
+        draws = draws * np.exp(np.random.default_rng([seed, 1]).normal(0.0, spread, DRAWS))
+    return CellFigures(float(aggregate(figures)), draws, len(figures))
 
 
 def _p(count: int) -> float:
@@ -324,7 +331,8 @@ def _judge_one(claim: Claim, rows: list[SeriesSummary], context: Context) -> Fin
         if claim.kind == Kind.EVENT:
             return replace(_event(claim, located, rows), series=series)
         seed = zlib.crc32(claim.id.encode())
-        computed = {cell: cell_figures(row, claim.statistic, seed + i) for i, (cell, row) in enumerate(located.items())}
+        computed = {cell: cell_figures(row, claim.statistic, seed + i, claim.session_spread)
+                    for i, (cell, row) in enumerate(located.items())}
         figures = {cell: f for cell, f in computed.items() if f is not None}
         if len(figures) < len(computed):
             statuses = "; ".join(f"{cell.name}: {located[cell].statuses_text}"
@@ -393,7 +401,7 @@ def claim_json(claim: Claim) -> dict:
     out = {"id": claim.id, "words": claim.words, "where": claim.where, "kind": str(claim.kind),
            "statistic": str(claim.statistic), "theirs": claim.theirs, "tolerance": claim.tolerance,
            "note": claim.note, "scale": claim.scale, "min_cores": claim.min_cores, "needs": claim.needs,
-           "command": claim.command, "runs": claim.runs, "cells": [_cell_json(c) for c in claim.all_cells()]}
+           "command": claim.command, "runs": claim.runs, "session_spread": claim.session_spread, "cells": [_cell_json(c) for c in claim.all_cells()]}
     if claim.kind in (Kind.RATIO, Kind.SCALING):
         out["band"] = [_number(claim.band[0]), _number(claim.band[1])]
     if claim.kind == Kind.RATIO:

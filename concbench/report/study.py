@@ -484,10 +484,11 @@ def findings_grid(study: Study, findings) -> Grid:
                   f"{f.outcome}" + (f": {f.why}" if f.why and f.outcome != "reproduces" else ""))
                  for f in findings)
     counts = ", ".join(f"{n} {outcome}" for outcome, n in Counter(str(f.outcome) for f in findings).most_common())
+    spreads = "/".join(f"{s:g}" for s in sorted({f.claim.session_spread for f in findings}))
     return Grid(f"{study.id}: the source's claims, one by one ({counts})", CLAIM_COLUMNS, rows,
-                "Ours: the claim's statistic over the runs (processes), with its 95 % bootstrap interval. The verdict's "
-                "p-values are corrected over the study's statistical claims (Holm, α = 0.05); docs/claims.md.")
-
+                "Ours: the claim's statistic over the runs (processes), with its 95 % bootstrap interval, which also "
+                f"carries a session spread (a cell's drift between sessions on one machine, log sd {spreads}). The "
+                "verdict's p-values are corrected over the study's statistical claims (Holm, α = 0.05); docs/claims.md.")
 
 
 def findings_html(study: Study, findings) -> str:

@@ -82,6 +82,9 @@ class Claim:
     needs: str = ""                # what this machine lacks for it (an Encore compiler): untestable here
     command: str = ""              # where it can be tested, the command that would
     runs: int = RUNS_NEEDED        # processes each of its cells needs: more where one run's figure spreads widely
+    # How far one cell's statistic moves between sessions on one machine beyond what its runs show, as the
+    # standard deviation of its logarithm: the verdict's draws carry it (docs/claims.md, "Between sessions").
+    session_spread: float = 0.0
     a: tuple[Cell, ...] = ()       # ratio: a ÷ b, each side one cell or the geometric mean of several
     b: tuple[Cell, ...] = ()
     band: tuple[float, float] = (0.0, math.inf)   # ratio, scaling: the band the statistic must lie in
@@ -124,7 +127,7 @@ DEFAULT_STATISTIC = {"mean-z": Statistic.MEAN, "median-of-3-after-warmup": Stati
 
 KEYS = {"id", "words", "where", "kind", "statistic", "theirs", "tolerance", "note", "min_cores", "scale", "needs",
         "command", "runs", "benchmark", "variant", "param", "options", "cores", "a", "b", "band", "pairs", "groups",
-        "cells", "axis", "measure", "event", "expected"}
+        "cells", "axis", "measure", "event", "expected", "session_spread"}
 CELL_KEYS = {"benchmark", "variant", "param", "options", "cores"}
 NEEDED = {Kind.RATIO: ("a", "b", "band"), Kind.SIGN: ("pairs",), Kind.RANKING: ("groups",),
           Kind.SCALING: ("cells", "band"), Kind.EVENT: ("cells", "event")}
@@ -166,7 +169,16 @@ def _band(value, where: str) -> tuple[float, float]:
     return float(value[0]), float(value[1])
 
 
-def load_claim(data: dict, study_statistic: str, where: str) -> Claim:
+def spread(value, where: str) -> float:
+    """A session spread: a log standard deviation, 0 or more and under 1 (a factor of e between sessions would
+    leave nothing to judge)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 1:
+        raise CatalogError(f"{where}: session_spread must be a number from 0 up to (not including) 1, "
+                           f"the standard deviation of a cell's log statistic between sessions")
+    return float(value)
+
+
+def load_claim(data: dict, study_statistic: str, where: str, session_spread: float = 0.0) -> Claim:
     if not isinstance(data, dict) or not data.get("id"):
         raise CatalogError(f"{where}: a claim without 'id'")
     where = f"{where}: claim '{data['id']}'"
@@ -239,13 +251,15 @@ def load_claim(data: dict, study_statistic: str, where: str) -> Claim:
     return Claim(id=str(data["id"]), words=data["words"].strip(), where=data["where"].strip(), kind=kind,
                  statistic=statistic, theirs=str(data.get("theirs", "")), tolerance=str(data.get("tolerance", "")),
                  note=str(data.get("note", "")), min_cores=min_cores, scale=scale, needs=str(data.get("needs", "")),
-                 command=str(data.get("command", "")), runs=runs, **fields)
+                 command=str(data.get("command", "")), runs=runs,
+                 session_spread=spread(data.get("session_spread", session_spread), where), **fields)
 
 
-def load_claims(entries, study_statistic: str, where: str) -> tuple[Claim, ...]:
+def load_claims(entries, study_statistic: str, where: str, session_spread: float = 0.0) -> tuple[Claim, ...]:
+    """A study's claims; `session_spread` is the study's, which a claim may replace with its own."""
     if not isinstance(entries, list):
         raise CatalogError(f"{where}: claims must be an array of tables ([[claims]])")
-    claims = tuple(load_claim(entry, study_statistic, where) for entry in entries)
+    claims = tuple(load_claim(entry, study_statistic, where, session_spread) for entry in entries)
     seen: set[str] = set()
     for claim in claims:
         if claim.id in seen:

@@ -15,7 +15,7 @@ from typing import TypeVar
 from ..errors import CatalogError, UsageError
 from ..running.plan import Point, Request, make_plan, parse_values
 from .catalog import Catalog
-from .claims import Claim, load_claims, serves, unnamed_options
+from .claims import Claim, load_claims, serves, spread, unnamed_options
 
 SCALES = ("quick", "paper")
 E = TypeVar("E", bound=StrEnum)
@@ -289,7 +289,8 @@ def read_study(text: str, path: Path) -> Study:
         published=published,
         families=families,
         entrants=entrants,
-        claims=load_claims(data.get("claims", []), data.get("statistic", "mean-z"), str(path)),
+        claims=load_claims(data.get("claims", []), data.get("statistic", "mean-z"), str(path),
+                           spread(data.get("session_spread", 0.0), str(path))),
     )
 
 
