@@ -92,7 +92,8 @@ public final class Client: @unchecked Sendable {
     /// `condition`, evaluated on the handler's object while the handler is reserved for this
     /// client, holds. The handler tests it when it reaches the reservation and again after every
     /// block that may have changed the object, and hands itself, synced, to the first waiting client
-    /// whose condition holds. (Under `none` and `dynamic` the client tests it itself, gives the lock back while it
+    /// whose condition holds; on a handler parked between blocks the client tests it itself, first before
+    /// it suspends (where it holds, it goes on at once). (Under `none` and `dynamic` the client tests it itself, gives the lock back while it
     /// is false, and tries again after a block of another client changed the object.) On a handler
     /// this client holds already, nothing else can change the object: the condition must hold.
     @inlinable
@@ -110,7 +111,9 @@ public final class Client: @unchecked Sendable {
         queue.depth = 1
         let erased = Handler<A>.erase(condition)
         queue.ensureRoom()
-        await _unsafeInheritExecutor_withUnsafeContinuation { queue.awaitGrant(erased, $0) }
+        if !a.grantInPlace(queue, erased) {
+            await _unsafeInheritExecutor_withUnsafeContinuation { queue.awaitGrant(erased, $0) }
+        }
         queue.synced = true
         return try await run(body, on: a, ref)
     }

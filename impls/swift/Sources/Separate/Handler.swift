@@ -85,6 +85,7 @@ public class HandlerCore: @unchecked Sendable {
     // made at its first act; one act runs at a time, so one identity and its cache serve them all.
     private var asClient: Client?
     private var syncs = 0
+    private var grantsInPlace = 0
 
     init(target: AnyObject, runtime: Runtime) {
         id = HandlerCore.ids.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -113,6 +114,9 @@ public class HandlerCore: @unchecked Sendable {
     /// How many syncs and granted wait conditions this handler has served (a reading for tests
     /// and reports, taken when the handler is idle).
     public var syncsServed: Int { syncs }
+
+    /// Of those, the wait conditions granted with no suspension of their clients (`grantInPlace`).
+    public var grantsWithoutSuspending: Int { grantsInPlace }
 
     // -- waking -------------------------------------------------------------------------
 
@@ -154,11 +158,36 @@ public class HandlerCore: @unchecked Sendable {
     /// link and no run of the handler to get there. False if the handler was busy. (A block linked
     /// meanwhile by another client is served after: single reservations have no order among clients.)
     func claim(for queue: PrivateQueue) -> Bool {
-        guard state.load(ordering: .relaxed) == HandlerCore.betweenBlocks,
-              state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
-                                    ordering: .acquiringAndReleasing).exchanged else { return false }
+        guard takeOver() else { return false }
         if !admit(queue), !parkBetweenBlocks() { schedule() }   // a block came meanwhile
         return true
+    }
+
+    /// A block with a wait condition, before its client suspends: on a handler parked between blocks
+    /// whose object meets the condition, the client takes the handler over and grants the block to
+    /// itself, and goes on without suspending (the handler then waits on its queue, synced, as after
+    /// any grant). False, the handler as it was, where it is busy or the condition does not hold: the
+    /// client then suspends and reserves as `reserveWhen` does, and the condition is tested again there.
+    @usableFromInline
+    func grantInPlace(_ queue: PrivateQueue, _ condition: (AnyObject) -> Bool) -> Bool {
+        guard takeOver() else { return false }
+        guard condition(target) else {
+            if !parkBetweenBlocks(polling: false) { schedule() }   // a block came meanwhile
+            return false
+        }
+        syncs += 1
+        grantsInPlace += 1
+        mayHaveChanged = true
+        current = Unmanaged.passUnretained(queue)
+        state.store(queue.identity, ordering: .releasing)
+        return true
+    }
+
+    /// The handler, parked between blocks, taken over by the caller (a compare-and-swap to running).
+    private func takeOver() -> Bool {
+        state.load(ordering: .relaxed) == HandlerCore.betweenBlocks
+            && state.compareExchange(expected: HandlerCore.betweenBlocks, desired: HandlerCore.running,
+                                     ordering: .acquiringAndReleasing).exchanged
     }
 
     @inlinable
@@ -251,13 +280,15 @@ public class HandlerCore: @unchecked Sendable {
     /// Dekker's handshake with `link` + `wakeBetweenBlocks`: the state is stored before the tail is
     /// read here, the tail exchanged before the state is read there, all sequentially consistent,
     /// so at least one of the two sees the other.
-    private func parkBetweenBlocks() -> Bool {
+    /// (`polling`: false from a client that took the handler over only to test a condition, and has a
+    /// block of its own to go on with.)
+    private func parkBetweenBlocks(polling: Bool = true) -> Bool {
         // Clients that keep reserving (mutex's) come back within microseconds: when this thread has
         // nothing else to run, wait that long before parking, so the handler goes on running beside
         // them rather than being woken again. It watches the link the next reservation writes, not
         // the tail every reservation exchanges: a poll of the tail takes its line from the clients,
         // and each of their exchanges must fetch it back.
-        if withPool({ $0.hasNothingElse() }) {
+        if polling && withPool({ $0.hasNothingElse() }) {
             let head = HandlerCore.cell(qoqHead)
             for _ in 0..<HandlerCore.idlePolls where head.pointee.link.load(ordering: .relaxed) != nil { return false }
         }

@@ -421,6 +421,31 @@ final class GuaranteeTests: XCTestCase {
         }
     }
 
+    /// A wait condition that holds on a handler parked between blocks costs its client no suspension:
+    /// the client takes the handler over, tests the condition and grants the block to itself (under
+    /// `qoq` and `all`; the lock modes test it under the block lock). One that does not hold gives the
+    /// handler back as it was, and the block waits like any other until a change makes it true.
+    func testAWaitConditionThatHoldsOnAnIdleHandlerIsGrantedWithoutSuspending() async {
+        for configuration in Configuration.allCases where !configuration.locksBlocks {
+            let (granted, seen) = await withRuntime(workers: 2, configuration) { runtime in
+                let cell = Handler(Cell(), runtime: runtime)
+                let client = Client(runtime)
+                for _ in 0..<20 {
+                    while cell.state.load(ordering: .acquiring) != HandlerCore.betweenBlocks { await Task.yield() }
+                    await client.separate(cell, until: { $0.value >= 0 }) { c in await c.call { $0.value += 1 } }
+                }
+                while cell.state.load(ordering: .acquiring) != HandlerCore.betweenBlocks { await Task.yield() }
+                async let waiter = Client(runtime).separate(cell, until: { $0.value == 21 }) { c in await c.query { $0.value } }
+                await client.separate(cell) { c in await c.call { $0.value += 1 } }
+                let seen = await waiter
+                return (cell.grantsWithoutSuspending, seen)
+            }
+            // The waiter may find the handler idle after the change too, and be granted in place: 20 or 21.
+            XCTAssertGreaterThanOrEqual(granted, 20, "\(configuration): a condition that held on an idle handler suspended its client")
+            XCTAssertEqual(seen, 21, "\(configuration)")
+        }
+    }
+
     /// The configurations differ where the paper says: with dynamic sync coalescing a synced
     /// handler is not synced again, so the same program performs fewer syncs (counted by the handler).
     func testCoalescingSavesSyncs() async {
