@@ -84,7 +84,7 @@ def test_many_idle_service_threads_beside_a_scaling_pool_are_no_finding(swept):
 
 @pytest.mark.slow
 def test_timer_and_io_threads_beside_a_scaling_pool_are_no_finding(swept):
-    # A program's timer threads (a 1 ms tick) and a reader blocked on a pipe: the observer finds the sleepers
+    # A program's timer threads (a 1 ms tick) and readers blocked on a pipe: the observer finds the sleepers
     # waiting for time or input, and no rule takes them for a hand-off, a blocked pool or oversubscription.
     _, diagnoses = swept
     d = diagnoses["fixture/io"]
