@@ -7,7 +7,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from concbench.analysis.claim_verdicts import Context, Outcome, claims_document, holm, judge_claims
+from concbench.analysis.claim_verdicts import Context, Outcome, agreement, claims_document, holm, judge_claims
 from concbench.analysis.summary import summarise
 from concbench.errors import CatalogError
 from concbench.spec.catalog import load_catalog
@@ -277,3 +277,17 @@ def test_a_session_is_judged_by_the_claims_it_was_planned_with_and_says_which_ch
     assert older.claims == today.claims and not older.planned and "predates" in older.note
     broken = claims_as_planned(ROOT, today, {STUDY_FILE: "id = 'countdown-2023'\n[[claims]]\nid = 1"})
     assert broken.claims == today.claims and "no longer loads" in broken.note
+
+
+def test_two_sessions_agree_claim_by_claim_and_a_move_across_is_named():
+    claims = _claims(RATIO, dict(RATIO, id="q", band=[0.8, 1.2]), dict(STALL))
+    half = _runs("swift/sc", [50, 51, 49]) + _runs("swift/gcd", [100, 101, 99])
+    even = _runs("swift/sc", [100, 101, 99]) + _runs("swift/gcd", [100, 101, 99])
+    first, second = _judge(claims, half), _judge(claims, even)
+    assert [f.outcome for f in first] == [Outcome.REPRODUCES, Outcome.FAILS, Outcome.UNTESTABLE_SCALE]
+    assert [f.outcome for f in second] == [Outcome.FAILS, Outcome.REPRODUCES, Outcome.UNTESTABLE_SCALE]
+    agreed = agreement(first, second)
+    assert (agreed.total, agreed.same, agreed.moved, agreed.crossed) == (3, 1, ("r", "q"), ("r", "q"))
+    assert agreed.line.startswith("the same verdict for 1 of 3 claims (33 %); 2 between reproduces and does not")
+    assert agreement(first, first).line == ("the same verdict for 3 of 3 claims (100 %); none between reproduces "
+                                            "and does not reproduce")

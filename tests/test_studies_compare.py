@@ -158,6 +158,20 @@ def test_a_study_lists_its_claims_runs_their_cells_three_times_and_opens_its_rep
     assert document["claims"][0]["verdict"]["outcome"] == "does not reproduce"
     report = _cli(study_root, "study", "report", "selftest")
     assert "the study file has changed since for ok-beats-slow" in " ".join(report.stdout.split())
+    # A rerun planned with the turned claim: `study compare` lays the two sessions' verdicts side by side and
+    # counts the claim as moved across, each session judged by its own claims (or both by today's file).
+    again = _cli(study_root, "study", "run", "selftest", "--scale", "quick", "--no-probe")
+    assert again.returncode == 0, again.stderr
+    second = json.loads(_cli(study_root, "study", "report", "selftest", "--format", "json").stdout)["session"]
+    compared = _cli(study_root, "study", "compare", "selftest", str(document["session"]), str(second))
+    text = " ".join(compared.stdout.split())
+    assert compared.returncode == 0, compared.stderr
+    assert "moved" in text and ("the same verdict for 0 of 1 claims (0 %); 1 between reproduces and does not "
+                                "reproduce (ok-beats-slow)") in text, text
+    current = _cli(study_root, "study", "compare", "selftest", str(document["session"]), str(second), "--claims", "current")
+    assert "the same verdict for 1 of 1 claims (100 %); none between" in " ".join(current.stdout.split())
+    missing = _cli(study_root, "study", "compare", "selftest", str(document["session"]), "99")
+    assert missing.returncode == 2 and missing.stderr.strip() == "concbench: session 99 is not a finished session of study selftest"
 
 
 @pytest.mark.slow

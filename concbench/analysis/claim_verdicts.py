@@ -382,6 +382,32 @@ def judge_claims(claims: tuple[Claim, ...], rows: list[SeriesSummary], context: 
     return found
 
 
+@dataclass(frozen=True)
+class Agreement:
+    """Two sessions' verdicts on the same claims: how many agree, and which moved."""
+
+    total: int
+    same: int
+    moved: tuple[str, ...]        # claims whose verdicts differ
+    crossed: tuple[str, ...]      # of those, the ones that went between reproduces and does not reproduce
+
+    @property
+    def line(self) -> str:
+        share = f"{100 * self.same / self.total:.0f} %" if self.total else "none"
+        crossed = (f"{len(self.crossed)} between reproduces and does not reproduce ({', '.join(self.crossed)})"
+                   if self.crossed else "none between reproduces and does not reproduce")
+        return f"the same verdict for {self.same} of {self.total} claims ({share}); {crossed}"
+
+
+def agreement(first: list[Finding], second: list[Finding]) -> Agreement:
+    """How two sessions' verdicts agree, claim by claim (matched by id; a claim judged in one only has moved)."""
+    a, b = {f.claim.id: f.outcome for f in first}, {f.claim.id: f.outcome for f in second}
+    ids = list(dict.fromkeys([*a, *b]))
+    moved = tuple(i for i in ids if a.get(i) != b.get(i))
+    crossed = tuple(i for i in moved if {a.get(i), b.get(i)} == {Outcome.REPRODUCES, Outcome.FAILS})
+    return Agreement(len(ids), len(ids) - len(moved), moved, crossed)
+
+
 # ------------------------------------------------------------------------------------------------ JSON
 
 SCHEMA = "concbench-claims-v1"   # concbench/schema/claims-v1.schema.json
@@ -401,7 +427,8 @@ def claim_json(claim: Claim) -> dict:
     out = {"id": claim.id, "words": claim.words, "where": claim.where, "kind": str(claim.kind),
            "statistic": str(claim.statistic), "theirs": claim.theirs, "tolerance": claim.tolerance,
            "note": claim.note, "scale": claim.scale, "min_cores": claim.min_cores, "needs": claim.needs,
-           "command": claim.command, "runs": claim.runs, "session_spread": claim.session_spread, "cells": [_cell_json(c) for c in claim.all_cells()]}
+           "command": claim.command, "runs": claim.runs, "session_spread": claim.session_spread,
+           "cells": [_cell_json(c) for c in claim.all_cells()]}
     if claim.kind in (Kind.RATIO, Kind.SCALING):
         out["band"] = [_number(claim.band[0]), _number(claim.band[1])]
     if claim.kind == Kind.RATIO:

@@ -1,4 +1,4 @@
-"""`study list/run/claims/report`: a published experiment rerun and laid beside its source."""
+"""`study list/run/claims/report/compare`: a published experiment rerun and laid beside its source."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..analysis.claim_verdicts import Context as ClaimsContext
-from ..analysis.claim_verdicts import claims_document, judge_claims
+from ..analysis.claim_verdicts import agreement, claims_document, judge_claims
 from ..analysis.summary import summarise
 from ..analysis.verdict import figure as verdict_figure
 from ..analysis.verdict import study_verdicts
@@ -21,6 +21,7 @@ from ..report.study import (
     findings_html,
     grid_html,
     published_grid,
+    rerun_grid,
     study_figures,
     study_grids,
 )
@@ -168,12 +169,7 @@ def study_report(study_id, session_id, html_dir, form, which, db) -> int:
     catalog = _catalog()
     study = find_study(catalog.root, study_id)
     store = open_store(catalog, db)
-    sessions = [s for s in store.sessions() if s.config.get("study") == study.id and s.status != SessionStatus.RUNNING]
-    if session_id is not None:
-        sessions = [s for s in sessions if s.id == session_id]
-    if not sessions:
-        raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
-    record = sessions[-1]
+    record = _session_of(store, study, session_id)
     shards = shards_of(store, record)
     for line in shards.headings() if shards.count > 1 else []:
         say(common.console, line)
@@ -205,6 +201,46 @@ def study_report(study_id, session_id, html_dir, form, which, db) -> int:
             sections.append(("order within each table (a description, not the verdict)", f"<ul class='verdicts'>{items}</ul>"))
         path = write_page(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
         say_whole(common.console, f"wrote {path}")
+    return EXIT_OK
+
+
+def _session_of(store, study, session_id: int | None):
+    """The study's session `session_id`, or its latest; a usage error where there is none finished."""
+    sessions = [s for s in store.sessions() if s.config.get("study") == study.id and s.status != SessionStatus.RUNNING]
+    if session_id is not None:
+        sessions = [s for s in sessions if s.id == session_id]
+        if not sessions:
+            raise UsageError(f"session {session_id} is not a finished session of study {study.id}")
+    if not sessions:
+        raise UsageError(f"no finished session of study {study.id} (run `concbench study run {study.id}` first)")
+    return sessions[-1]
+
+
+@study_group.command("compare")
+@click.argument("study_id")
+@click.argument("session_a", type=int)
+@click.argument("session_b", type=int)
+@click.option("--claims", "which", default="planned", show_default=True, type=click.Choice(["planned", "current"]),
+              help="planned: each session judged by the claims it was planned with; current: both by today's file.")
+@_db_option()
+def study_compare(study_id, session_a, session_b, which, db) -> int:
+    """Two sessions of a study, claim by claim: each one's verdict, and whether the rerun agrees. (Sessions
+    from two databases: `concbench merge` them into one first.)"""
+    catalog = _catalog()
+    study = find_study(catalog.root, study_id)
+    store = open_store(catalog, db)
+    judged = []
+    for session_id in (session_a, session_b):
+        record = _session_of(store, study, session_id)
+        rows = summarise(runs_of(store, shards_of(store, record)))
+        claims = claims_as_planned(catalog.root, study, record.config, which == "planned")
+        line = _claims_line(record.id, claims)
+        if line:
+            say(common.console, line)
+        context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
+        judged.append(judge_claims(claims.claims, rows, context))
+    show(common.console, grid_table(rerun_grid(study, (session_a, session_b), *judged)))
+    say(common.console, agreement(*judged).line)
     return EXIT_OK
 
 

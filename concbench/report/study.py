@@ -491,6 +491,26 @@ def findings_grid(study: Study, findings) -> Grid:
                 "verdict's p-values are corrected over the study's statistical claims (Holm, α = 0.05); docs/claims.md.")
 
 
+def rerun_grid(study: Study, sessions: tuple[int, int], first, second) -> Grid:
+    """`concbench study compare`: two sessions' verdicts, claim by claim, and whether the rerun agrees."""
+    later = {f.claim.id: f for f in second}
+    rows = []
+    for f in first:
+        g = later.pop(f.claim.id, None)
+        rows.append((f.claim.id, str(f.claim.kind), _verdict_text(f), _verdict_text(g),
+                     "" if g is not None and g.outcome == f.outcome else "moved"))
+    rows += [(g.claim.id, str(g.claim.kind), "—", _verdict_text(g), "moved") for g in later.values()]
+    a, b = sessions
+    return Grid(f"{study.id}: the claims in sessions {a} and {b}", ("claim", "kind", f"session {a}", f"session {b}", ""),
+                tuple(rows), "Each session judged on its own, as `concbench study report` judges it (docs/claims.md).")
+
+
+def _verdict_text(finding) -> str:
+    if finding is None:
+        return "—"
+    return f"{finding.outcome}" + (f": {finding.ours}" if finding.ours else "")
+
+
 def findings_html(study: Study, findings) -> str:
     """The claims table of the HTML page: each claim linked to the section of its benchmark (its evidence), its
     per-pair figures and the series it reads folded beneath."""
