@@ -175,11 +175,8 @@ public class HandlerCore: @unchecked Sendable {
             if !parkBetweenBlocks(polling: false) { schedule() }   // a block came meanwhile
             return false
         }
-        syncs += 1
         grantsInPlace += 1
-        mayHaveChanged = true
-        current = Unmanaged.passUnretained(queue)
-        state.store(queue.identity, ordering: .releasing)
+        hold(for: queue)
         return true
     }
 
@@ -365,14 +362,21 @@ public class HandlerCore: @unchecked Sendable {
 
     /// Hands the handler, reserved and synced, to a client whose wait condition holds.
     private func grant(_ queue: PrivateQueue) {
-        syncs += 1
-        mayHaveChanged = true
-        current = Unmanaged.passUnretained(queue)
         queue.condition = nil
         let client = queue.granted!
         queue.granted = nil
-        state.store(queue.identity, ordering: .releasing)
+        hold(for: queue)
         client.resume()
+    }
+
+    /// A granted block becomes the current one, its client holding the handler synced; the handler
+    /// parks on its queue. (Once the state is stored the client's next request may run the handler
+    /// elsewhere: nothing of it is touched after.)
+    private func hold(for queue: PrivateQueue) {
+        syncs += 1
+        mayHaveChanged = true
+        current = Unmanaged.passUnretained(queue)
+        state.store(queue.identity, ordering: .releasing)
     }
 }
 
