@@ -239,8 +239,10 @@ def study_compare(study_id, session_a, session_b, which, db) -> int:
             say(common.console, line)
         context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
         judged.append(judge_claims(claims.claims, rows, context))
-    show(common.console, grid_table(rerun_grid(study, (session_a, session_b), *judged)))
-    say(common.console, agreement(*judged).line)
+    first, second = judged
+    agreed = agreement(first, second)
+    show(common.console, grid_table(rerun_grid(study, (session_a, session_b), first, second, agreed.moved)))
+    say(common.console, agreed.line)
     return EXIT_OK
 
 

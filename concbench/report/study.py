@@ -491,15 +491,15 @@ def findings_grid(study: Study, findings) -> Grid:
                 "verdict's p-values are corrected over the study's statistical claims (Holm, α = 0.05); docs/claims.md.")
 
 
-def rerun_grid(study: Study, sessions: tuple[int, int], first, second) -> Grid:
-    """`concbench study compare`: two sessions' verdicts, claim by claim, and whether the rerun agrees."""
-    later = {f.claim.id: f for f in second}
+def rerun_grid(study: Study, sessions: tuple[int, int], first, second, moved: tuple[str, ...]) -> Grid:
+    """`concbench study compare`: two sessions' verdicts, claim by claim, each marked where it moved (the
+    claims `agreement` found differing)."""
+    earlier, later = {f.claim.id: f for f in first}, {f.claim.id: f for f in second}
     rows = []
-    for f in first:
-        g = later.pop(f.claim.id, None)
-        rows.append((f.claim.id, str(f.claim.kind), _verdict_text(f), _verdict_text(g),
-                     "" if g is not None and g.outcome == f.outcome else "moved"))
-    rows += [(g.claim.id, str(g.claim.kind), "—", _verdict_text(g), "moved") for g in later.values()]
+    for claim_id in dict.fromkeys([*earlier, *later]):
+        claim = (earlier.get(claim_id) or later[claim_id]).claim
+        rows.append((claim_id, str(claim.kind), _verdict_text(earlier.get(claim_id)),
+                     _verdict_text(later.get(claim_id)), "moved" if claim_id in moved else ""))
     a, b = sessions
     return Grid(f"{study.id}: the claims in sessions {a} and {b}", ("claim", "kind", f"session {a}", f"session {b}", ""),
                 tuple(rows), "Each session judged on its own, as `concbench study report` judges it (docs/claims.md).")
