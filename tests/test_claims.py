@@ -267,9 +267,10 @@ def test_a_session_is_judged_by_the_claims_it_was_planned_with_and_says_which_ch
     assert band == (0.89, 1.12)
     current = claims_as_planned(ROOT, today, {STUDY_FILE: then}, planned=False)
     assert current.claims == today.claims and current.changed == ("indexed-swift-near-c",)
-    # The study's session spread is part of every claim's judging.
+    # The study's session spread is part of the judging of every claim that does not set its own.
     spread = claims_as_planned(ROOT, today, {STUDY_FILE: text.replace("\nsession_spread = 0.03", "\nsession_spread = 0.05")})
-    assert set(spread.changed) == {c.id for c in today.claims}
+    own = {"c-scales-better-than-naive-swift"}   # session_spread = 0.01 of its own
+    assert own < {c.id for c in today.claims} and set(spread.changed) == {c.id for c in today.claims} - own
     # Only words changed: nothing the verdict reads.
     assert claims_as_planned(ROOT, today, {STUDY_FILE: text.replace("Stage G (indexed", "Stage G, indexed (")}).changed == ()
     # A session from before stored study files, or one whose file no longer loads: today's, saying why.
