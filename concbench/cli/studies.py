@@ -175,8 +175,7 @@ def study_report(study_id, session_id, html_dir, form, which, db) -> int:
         say(common.console, line)
     runs = runs_of(store, shards, with_samples=html_dir is not None)
     rows = summarise(runs)
-    context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
-    claims = claims_as_planned(catalog.root, study, record.config, which == "planned")
+    context, claims = _judging(catalog, study, record, rows, which == "planned")
     if form == "json":
         findings = judge_claims(claims.claims, rows, context)
         click.echo(json.dumps(claims_document(study.id, claims.claims, findings, record.id, context.scale,
@@ -202,6 +201,13 @@ def study_report(study_id, session_id, html_dir, form, which, db) -> int:
         path = write_page(html_dir, catalog, record, runs, study.compare, study, sections, store.probes(record.id))
         say_whole(common.console, f"wrote {path}")
     return EXIT_OK
+
+
+def _judging(catalog: Catalog, study, record, rows, planned: bool) -> tuple[ClaimsContext, PlannedClaims]:
+    """What a stored session's claims are judged with: the context of its scale and these rows, and the claims it
+    was planned with (`planned`) or today's file's."""
+    return (_claims_context(catalog, study, record.config.get("scale", "quick"), rows),
+            claims_as_planned(catalog.root, study, record.config, planned))
 
 
 def _session_of(store, study, session_id: int | None):
@@ -233,11 +239,10 @@ def study_compare(study_id, session_a, session_b, which, db) -> int:
     for session_id in (session_a, session_b):
         record = _session_of(store, study, session_id)
         rows = summarise(runs_of(store, shards_of(store, record)))
-        claims = claims_as_planned(catalog.root, study, record.config, which == "planned")
+        context, claims = _judging(catalog, study, record, rows, which == "planned")
         line = _claims_line(record.id, claims)
         if line:
             say(common.console, line)
-        context = _claims_context(catalog, study, record.config.get("scale", "quick"), rows)
         judged.append(judge_claims(claims.claims, rows, context))
     first, second = judged
     agreed = agreement(first, second)
