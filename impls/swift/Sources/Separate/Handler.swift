@@ -7,8 +7,11 @@
 // A handler is not a thread: a runner (Runner.swift) carries it while it has work. Its state word
 // says whether it runs, or where it parked: between blocks (a reservation wakes it) or on one
 // private queue in the middle of a block (that queue's client wakes it at whatever it logs next: a
-// call, a sync or END). The client touches the word only there, with a load; the handler writes it
-// when it parks. (Under `none`, `dynamic` and `static` there is no queue of queues: LockedBlocks.swift.)
+// call, a sync or END). The handler writes the word when it parks; whoever moves it from parked to
+// running (a compare-and-swap) owns the handler: a client waking it schedules it, and a client that
+// would otherwise wait for it runs the handler's step itself (a wait condition on a handler parked
+// between blocks, a sync on one parked on the client's block: the "in place" paths below).
+// (Under `none`, `dynamic` and `static` there is no queue of queues: LockedBlocks.swift.)
 //
 // Wait conditions are evaluated where the state lives: a reservation with a condition is a begin
 // cell like any other; the handler tests the condition when it reaches it, and after every block
@@ -86,6 +89,7 @@ public class HandlerCore: @unchecked Sendable {
     private var asClient: Client?
     private var syncs = 0
     private var grantsInPlace = 0
+    private var syncsInPlace = 0
 
     init(target: AnyObject, runtime: Runtime) {
         id = HandlerCore.ids.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -117,6 +121,9 @@ public class HandlerCore: @unchecked Sendable {
 
     /// Of those, the wait conditions granted with no suspension of their clients (`grantInPlace`).
     public var grantsWithoutSuspending: Int { grantsInPlace }
+
+    /// Of those, the syncs its clients served themselves, with no suspension (`syncInPlace`).
+    public var syncsWithoutSuspending: Int { syncsInPlace }
 
     // -- waking -------------------------------------------------------------------------
 
@@ -178,6 +185,50 @@ public class HandlerCore: @unchecked Sendable {
         grantsInPlace += 1
         hold(for: queue)
         return true
+    }
+
+    /// A sync, before its client suspends (with dynamic sync coalescing: `dynamic`, `all`): where the
+    /// handler is parked on the block, the client takes it over, runs on its own thread what the
+    /// handler had not taken yet (calls it would wait for anyway; none but where the handler was
+    /// just parking) and parks it on the block again: synced, with no round trip. False where the
+    /// handler runs elsewhere, or met an act (it goes on in a runner): the client then logs its
+    /// sync and suspends.
+    @usableFromInline
+    func syncInPlace(_ queue: PrivateQueue) -> Bool {
+        guard takeOver(parkedOn: queue), catchUp(queue) else { return false }
+        syncs += 1
+        syncsInPlace += 1
+        mayHaveChanged = true
+        state.store(queue.identity, ordering: .releasing)
+        return true
+    }
+
+    /// The handler, parked on the block of `queue`'s client, taken over by that client.
+    private func takeOver(parkedOn queue: PrivateQueue) -> Bool {
+        let identity = queue.identity
+        return state.load(ordering: .relaxed) == identity
+            && state.compareExchange(expected: identity, desired: HandlerCore.running, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Runs what the handler had not taken of the block's queue when it parked on it; false if that
+    /// was an act (the handler goes on with it in a runner).
+    private func catchUp(_ queue: PrivateQueue) -> Bool {
+        while true {
+            switch queue.runCalls(on: target, ran: &mayHaveChanged) {
+            case .caughtUp:
+                return true
+            case .act(let act):
+                runtime.carry(self, act)
+                return false
+            case .end:
+                // Only under the block lock: the END of the block before the client's (then it
+                // only notes a change). Under the queue of queues no END is logged before the sync.
+                precondition(locksBlocks, "a block's END before its own sync")
+                _ = ended(current.unsafelyUnwrapped)
+            case .sync:
+                preconditionFailure("a sync logged by a client that is not suspended")
+            }
+        }
     }
 
     /// The handler, parked between blocks, taken over by the caller (a compare-and-swap to running).

@@ -216,6 +216,10 @@ final class PrivateQueue: @unchecked Sendable {
 
     @usableFromInline
     nonisolated(nonsending) func awaitSync() async {
+        if coalesces && handler.syncInPlace(self) {
+            synced = true
+            return
+        }
         ensureRoom()
         await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             syncing = continuation

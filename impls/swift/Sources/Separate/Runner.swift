@@ -5,39 +5,49 @@
 // one: the pool runs it as a plain work item.
 
 final class Runner: @unchecked Sendable {
+    typealias Work = (HandlerCore, @Sendable (AnyObject, Client) async -> Void)
     let runtime: Runtime
-    // Written before the runner is resumed, read after: the resumption orders them.
-    private var next: (HandlerCore, @Sendable (AnyObject, Client) async -> Void)?
+    // Written before the runner is resumed (or started), read after: the resumption orders them.
+    private var next: Work?
     private var continuation: UnsafeContinuation<Void, Never>?
 
-    init(runtime: Runtime) { self.runtime = runtime }
+    init(runtime: Runtime, first: Work) {
+        self.runtime = runtime
+        next = first
+    }
 
-    nonisolated(nonsending) func serve(_ handler: HandlerCore, _ act: @escaping @Sendable (AnyObject, Client) async -> Void) async {
-        var (handler, act) = (handler, act)
+    /// Carries each handler handed to it through its act and on. While it waits it holds no
+    /// handler and no act (whose closure may hold other handlers): nothing of the work it did
+    /// outlives it.
+    nonisolated(nonsending) func serve() async {
+        while let work = await take() { await carry(work.0, work.1) }
+    }
+
+    private nonisolated(nonsending) func carry(_ handler: HandlerCore, _ first: @escaping @Sendable (AnyObject, Client) async -> Void) async {
+        var act = first
         while true {
             await act(handler.target, handler.actingClient())
-            if case .act(let following) = handler.proceed() {
-                act = following
-                continue
-            }
-            guard let work = await wait() else { return }
-            (handler, act) = work
+            guard case .act(let following) = handler.proceed() else { return }
+            act = following
         }
     }
 
-    /// Suspends until an act is handed to this runner (nil: the runtime shut down).
-    private nonisolated(nonsending) func wait() async -> (HandlerCore, @Sendable (AnyObject, Client) async -> Void)? {
-        await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            runtime.pool.whenSuspended {
-                self.continuation = continuation
-                self.runtime.keep(self)
+    /// The next work: the first at once, then whatever this runner is resumed with (nil: the
+    /// runtime shut down).
+    private nonisolated(nonsending) func take() async -> Work? {
+        if next == nil {
+            await _unsafeInheritExecutor_withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                runtime.pool.whenSuspended {
+                    self.continuation = continuation
+                    self.runtime.keep(self)
+                }
             }
         }
         defer { next = nil }
         return next
     }
 
-    func resume(with work: (HandlerCore, @Sendable (AnyObject, Client) async -> Void)?) {
+    func resume(with work: Work?) {
         next = work
         let continuation = self.continuation!
         self.continuation = nil

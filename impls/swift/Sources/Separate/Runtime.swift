@@ -132,7 +132,8 @@ public final class Runtime: @unchecked Sendable {
         if let runner {
             runner.resume(with: (handler, act))
         } else {
-            task { await Runner(runtime: self).serve(handler, act) }
+            let runner = Runner(runtime: self, first: (handler, act))
+            task { await runner.serve() }
         }
     }
 

@@ -446,6 +446,31 @@ final class GuaranteeTests: XCTestCase {
         }
     }
 
+    /// A sync that finds the handler parked on its block (it has run every call) costs its client no
+    /// suspension where syncs coalesce (`dynamic`, `all`): the client takes the handler over, runs
+    /// whatever it had not taken, and parks it again. Elsewhere every sync is a round trip, as the
+    /// paper's configurations without dynamic coalescing have it. Each query sees the calls before it.
+    func testASyncOnAHandlerParkedOnItsBlockIsServedWithoutSuspending() async {
+        for configuration in Configuration.allCases {
+            let (inPlace, seen) = await withRuntime(workers: 2, configuration) { runtime in
+                let cell = Handler(Cell(), runtime: runtime)
+                let client = Client(runtime)
+                var seen: [Int] = []
+                for _ in 0..<20 {
+                    let value = await client.separate(cell) { c in
+                        await c.call { $0.value += 1 }
+                        while cell.state.load(ordering: .acquiring) == HandlerCore.running { await Task.yield() }
+                        return await c.query { $0.value }
+                    }
+                    seen.append(value)
+                }
+                return (cell.syncsWithoutSuspending, seen)
+            }
+            XCTAssertEqual(inPlace, configuration.coalescesSyncs ? 20 : 0, "\(configuration)")
+            XCTAssertEqual(seen, Array(1...20), "\(configuration): a query missed a call before it")
+        }
+    }
+
     /// The configurations differ where the paper says: with dynamic sync coalescing a synced
     /// handler is not synced again, so the same program performs fewer syncs (counted by the handler).
     func testCoalescingSavesSyncs() async {
