@@ -24,7 +24,10 @@ from concbench.spec.catalog import load_catalog
 from concbench.storing.records import IterationRecord, RunRecord, RunStatus, SampleRecord, SessionRecord
 from concbench.storing.store import Store
 
-pytestmark = pytest.mark.serial   # judges timing or the machine's load: make test runs it alone
+# The page's own tests share one built page per worker (one group: it is built once). The tests of a
+# real session's page (slow) run one under measurement, which judges the machine's load: make test runs
+# those alone.
+pytestmark = pytest.mark.xdist_group("html")
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -140,6 +143,7 @@ def cli_report(cli_dbs, tmp_path_factory) -> Page:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_every_section_plot_and_table_hook_is_there(cli_report):
     page = cli_report
     assert page.has("header", class_="session") and page.has("table", class_="environment")
@@ -164,6 +168,7 @@ def test_every_section_plot_and_table_hook_is_there(cli_report):
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_heading_shows_session_environment_and_study_before_extra_sections(cli_report):
     text = cli_report.text
     assert "concbench · session 1" in text and "concbench run -b fib" in text
@@ -188,6 +193,7 @@ def _svg_texts(page: Page, key: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_growth_table_and_legend_show_each_fitted_exponent_and_flag(cli_report, cli_dbs):
     store = Store(cli_dbs["growth"])
     series = {s.label: s for s in growth_series(summarise(store.runs(store.session().id)), {"spawn-scaling"})}
@@ -201,6 +207,7 @@ def test_growth_table_and_legend_show_each_fitted_exponent_and_flag(cli_report, 
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_growth_flags_a_quadratic_series_and_not_a_linear_one(constructed):
     rows = _growth_rows(constructed, "spawn-scaling")
     assert "super-linear" in rows["swift/gcd [group]"] and "2.000" in rows["swift/gcd [group]"]
@@ -211,6 +218,7 @@ def test_growth_flags_a_quadratic_series_and_not_a_linear_one(constructed):
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_svgs_parse_ids_are_unique_and_nothing_is_fetched(cli_report):
     figures = cli_report.figures()
     assert len(figures) >= 8
@@ -230,6 +238,7 @@ def test_svgs_parse_ids_are_unique_and_nothing_is_fetched(cli_report):
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 def test_a_stalled_timeout_shows_its_time_series_and_the_notes_link_to_it(cli_report, cli_dbs):
     page = cli_report
     timed_out = [a for a in page.find("figure", class_="plot") if a.get("data-status") == "timeout"]
@@ -461,6 +470,7 @@ def chromium() -> tuple[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.serial
 @pytest.mark.browser
 def test_the_page_renders_in_headless_chromium(chromium, cli_report, tmp_path):
     from selenium.webdriver.common.by import By
