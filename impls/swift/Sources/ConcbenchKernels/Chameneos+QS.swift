@@ -7,7 +7,9 @@ import Separate
 /// program's `send_cham`), the newcomer first; each creature, in turn a client, logs its next
 /// request from its `meet_with`. Nothing waits but main, on the signal's wait condition. The
 /// paper's program ran redux's 10-creature game only; this one plays both games, as the spec's
-/// result has them.
+/// result has them. Every routine that opens blocks only logs calls in them, so each is a logging
+/// call (`call(logging:)`): under the queue of queues its handler runs it in its loop like a plain
+/// call, with no runner task.
 extension Chameneos {
     public static nonisolated(nonsending) func qs(_ runtime: Runtime, _ config: Config) async -> Sample {
         // Main is a client too: it runs on the runtime's threads.
@@ -21,7 +23,7 @@ extension Chameneos {
         let main = Client(runtime)
         await main.separate(broker) { b in await b.call { $0.creatures = creatures } }
         for creature in creatures {
-            await main.separate(creature) { c in await c.call { creature, client in await creature.ask(client) } }
+            await main.separate(creature) { c in await c.call(logging: { creature, logger in creature.ask(logger) }) }
         }
         let reports = await main.separate(signal, until: { $0.reports.count == game.creatures }) { s in
             await s.query { $0.reports }
@@ -44,21 +46,21 @@ extension Chameneos {
         }
 
         /// `separate broker do broker.request (id, colour) end`
-        nonisolated(nonsending) func ask(_ client: Client) async {
+        func ask(_ logger: Logger) {
             let (id, colour) = (id, colour)
-            await client.separate(broker) { b in await b.call { broker, client in await broker.request(id, colour, client) } }
+            logger.separate(broker) { b in b.call(logging: { broker, logger in broker.request(id, colour, logger) }) }
         }
 
-        nonisolated(nonsending) func meet(with partner: Int, colour: Colour, _ client: Client) async {
+        func meet(with partner: Int, colour: Colour, _ logger: Logger) {
             meetings += 1
             if partner == id { selfMeetings += 1 }
             self.colour = colour
-            await ask(client)
+            ask(logger)
         }
 
-        nonisolated(nonsending) func stop(_ client: Client, signal: Handler<Signal>) async {
+        func stop(_ logger: Logger, signal: Handler<Signal>) {
             let report = Report(meetings: meetings, selfMeetings: selfMeetings, colour: colour)
-            await client.separate(signal) { s in await s.call { $0.reports.append(report) } }
+            logger.separate(signal) { s in s.call { $0.reports.append(report) } }
         }
     }
 
@@ -72,28 +74,23 @@ extension Chameneos {
             matchmaker = Matchmaker(game)
         }
 
-        /// The answers are collected, then logged: logging a call may suspend (it reserves).
-        nonisolated(nonsending) func request(_ id: Int, _ colour: Colour, _ client: Client) async {
-            var answers: [Matchmaker<Handler<Creature>>.Answer] = []
-            matchmaker.request(.init(creature: creatures[id], id: id, colour: colour)) { answers.append($0) }
-            for answer in answers {
+        func request(_ id: Int, _ colour: Colour, _ logger: Logger) {
+            let signal = signal
+            matchmaker.request(.init(creature: creatures[id], id: id, colour: colour)) { answer in
                 switch answer {
                 case .stop(let creature):
-                    let signal = signal
-                    await client.separate(creature) { c in
-                        await c.call { creature, client in await creature.stop(client, signal: signal) }
-                    }
+                    logger.separate(creature) { c in c.call(logging: { creature, logger in creature.stop(logger, signal: signal) }) }
                 case .meet(let r, let partner, let c):
-                    await send(r.creature, mate: partner.id, colour: c, client)
-                    await send(partner.creature, mate: r.id, colour: c, client)
+                    send(r.creature, mate: partner.id, colour: c, logger)
+                    send(partner.creature, mate: r.id, colour: c, logger)
                 }
             }
         }
 
         /// `send_cham`: `separate cham do cham.meet_with (c, n) end`, a block of its own per creature.
-        nonisolated(nonsending) func send(_ creature: Handler<Creature>, mate: Int, colour: Colour, _ client: Client) async {
-            await client.separate(creature) { c in
-                await c.call { creature, client in await creature.meet(with: mate, colour: colour, client) }
+        func send(_ creature: Handler<Creature>, mate: Int, colour: Colour, _ logger: Logger) {
+            logger.separate(creature) { c in
+                c.call(logging: { creature, logger in creature.meet(with: mate, colour: colour, logger) })
             }
         }
     }

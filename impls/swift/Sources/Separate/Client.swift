@@ -171,10 +171,23 @@ public final class Client: @unchecked Sendable {
             await handler.lockBlock()
             queue.with { $0.beginHeld(by: identity) }
         } else {
-            if queue.with({ $0.depth > 0 }) { return enter(queue) }
-            handler.link(queue.with { $0.begin() })
-            handler.wakeBetweenBlocks()
+            return reserveLinking(handler)
         }
+        queue.with { queue in
+            queue.depth = 1
+            queue.synced = false
+        }
+        return queue
+    }
+
+    /// SEPARATE on one handler under the queue of queues, which never waits: the block's begin cell
+    /// linked (or, on a handler the client holds already, the block that holds it entered).
+    @inlinable @inline(__always)
+    func reserveLinking(_ handler: HandlerCore) -> Unmanaged<PrivateQueue> {
+        let queue = queueRef(for: handler)
+        if queue.with({ $0.depth > 0 }) { return enter(queue) }
+        handler.link(queue.with { $0.begin() })
+        handler.wakeBetweenBlocks()
         queue.with { queue in
             queue.depth = 1
             queue.synced = false
@@ -289,6 +302,14 @@ public struct Reserved<Object: AnyObject> {
     @inlinable
     public nonisolated(nonsending) func call(_ command: @escaping @Sendable (Object, Client) async -> Void) async {
         queue.logCall(.act(Handler<Object>.erase(command)))
+    }
+
+    /// A command that is a client itself but only logs: it opens blocks on other handlers with the
+    /// handler's own Client and logs calls in them (Logging.swift). Under the queue of queues the
+    /// handler runs it in its loop like a plain call; under the block lock, like an act.
+    @inlinable
+    public nonisolated(nonsending) func call(logging command: @escaping @Sendable (Object, Logger) -> Void) async {
+        queue.logCall(.logs(Handler<Object>.erase(command)))
     }
 
     /// A query: waits until the handler has run every call logged before it, then runs `read` here,

@@ -250,7 +250,7 @@ public class HandlerCore: @unchecked Sendable {
         /// The handler parked (or was handed to a client); whoever wakes it schedules it again.
         case parked
         /// A call that is a client itself, already taken off its queue: it runs in a task.
-        case act(@Sendable (AnyObject, Client) async -> Void)
+        case act(Act)
     }
 
     /// Called by the pool, as a plain work item on one of its threads: runs the handler until it
@@ -461,6 +461,11 @@ public final class Handler<Object: AnyObject>: HandlerCore, @unchecked Sendable 
     }
 
     @inlinable
+    static func erase(_ call: @escaping @Sendable (Object, Logger) -> Void) -> @Sendable (AnyObject, Logger) -> Void {
+        unsafeBitCast(ErasedLogging(call), to: ErasedLogging<AnyObject>.self).call
+    }
+
+    @inlinable
     static func erase(_ condition: @escaping (Object) -> Bool) -> (AnyObject) -> Bool {
         unsafeBitCast(ErasedCondition(condition), to: ErasedCondition<AnyObject>.self).condition
     }
@@ -488,4 +493,10 @@ struct ErasedAct<O: AnyObject> {
 struct ErasedCondition<O: AnyObject> {
     @usableFromInline let condition: (O) -> Bool
     @inlinable init(_ condition: @escaping (O) -> Bool) { self.condition = condition }
+}
+
+@usableFromInline
+struct ErasedLogging<O: AnyObject> {
+    @usableFromInline let call: @Sendable (O, Logger) -> Void
+    @inlinable init(_ call: @escaping @Sendable (O, Logger) -> Void) { self.call = call }
 }

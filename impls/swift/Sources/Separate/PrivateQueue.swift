@@ -35,6 +35,8 @@ enum Request {
     case callWith(@Sendable (AnyObject, Int) -> Void, Int)
     /// A call that is a client itself: it may reserve other handlers, so it may suspend.
     case act(@Sendable (AnyObject, Client) async -> Void)
+    /// A call that is a client itself but only logs (Logging.swift): run in the loop where it can.
+    case logs(@Sendable (AnyObject, Logger) -> Void)
     case sync(UnsafeContinuation<Void, Never>)
     case end
     /// The END of a block that only found its wait condition false (`none`, `dynamic`): it changed
@@ -300,7 +302,7 @@ final class PrivateQueue: @unchecked Sendable {
         case end
         case sync(UnsafeContinuation<Void, Never>)
         /// A call that is a client itself, taken off the queue: it runs in a runner.
-        case act(@Sendable (AnyObject, Client) async -> Void)
+        case act(Act)
     }
 
     /// Runs the calls logged on `target`, in order, until the block's END, a sync, an act or the
@@ -317,7 +319,11 @@ final class PrivateQueue: @unchecked Sendable {
                 ran = true
             case .act(let act):
                 ran = true
-                return .act(act)
+                return .act(.act(act))
+            case .logs(let call):
+                ran = true
+                if handler.locksBlocks { return .act(.logging(call)) }
+                call(target, Logger(handler.actingClient(), collecting: nil))
             case .sync(let client):
                 return .sync(client)
             case .end:

@@ -4,8 +4,22 @@
 // the runtime has as many runners as acts in flight, and a handler with plain calls only never needs
 // one: the pool runs it as a plain work item.
 
+/// What a runner carries a handler through: an act, or, under the block lock, a logging call
+/// whose blocks it reserves once the call has collected them (Logging.swift).
+enum Act {
+    case act(@Sendable (AnyObject, Client) async -> Void)
+    case logging(@Sendable (AnyObject, Logger) -> Void)
+
+    nonisolated(nonsending) func run(on target: AnyObject, as client: Client) async {
+        switch self {
+        case .act(let act): await act(target, client)
+        case .logging(let call): await client.reserveCollected(call, on: target)
+        }
+    }
+}
+
 final class Runner: @unchecked Sendable {
-    typealias Work = (HandlerCore, @Sendable (AnyObject, Client) async -> Void)
+    typealias Work = (HandlerCore, Act)
     let runtime: Runtime
     // Written before the runner is resumed (or started), read after: the resumption orders them.
     private var next: Work?
@@ -23,10 +37,10 @@ final class Runner: @unchecked Sendable {
         while let work = await take() { await carry(work.0, work.1) }
     }
 
-    private nonisolated(nonsending) func carry(_ handler: HandlerCore, _ first: @escaping @Sendable (AnyObject, Client) async -> Void) async {
+    private nonisolated(nonsending) func carry(_ handler: HandlerCore, _ first: Act) async {
         var act = first
         while true {
-            await act(handler.target, handler.actingClient())
+            await act.run(on: handler.target, as: handler.actingClient())
             guard case .act(let following) = handler.proceed() else { return }
             act = following
         }

@@ -38,6 +38,7 @@ public final class Runtime: @unchecked Sendable {
     // Runners with no handler to run, suspended until one is scheduled (Runner.swift).
     private let idle = SpinLock()
     private var idleRunners: [Runner] = []
+    private let runnersMade = Atomic<Int>(0)
     private var closed = false
     // Queues of clients that went away before their handlers had run all their blocks.
     private let retired = Locked<[PrivateQueue]>([])
@@ -91,6 +92,10 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
+    /// How many runners (tasks that carry handlers through acts) this runtime has started (a reading
+    /// for tests).
+    var runnersStarted: Int { runnersMade.load(ordering: .relaxed) }
+
     /// Keeps `queue`, whose client is gone, until its handler has finished its blocks (looked at
     /// whenever another client goes away, and at shutdown; the handler itself never frees a queue).
     func retire(_ queue: PrivateQueue) { sweep(keeping: queue.isFinished ? nil : queue) }
@@ -125,13 +130,14 @@ public final class Runtime: @unchecked Sendable {
     // -- runners --------------------------------------------------------------------------
 
     /// Carries `handler` through `act` and on, on an idle runner or on a new one.
-    func carry(_ handler: HandlerCore, _ act: @escaping @Sendable (AnyObject, Client) async -> Void) {
+    func carry(_ handler: HandlerCore, _ act: Act) {
         idle.lock()
         let runner = idleRunners.popLast()
         idle.unlock()
         if let runner {
             runner.resume(with: (handler, act))
         } else {
+            runnersMade.wrappingAdd(1, ordering: .relaxed)
             let runner = Runner(runtime: self, first: (handler, act))
             task { await runner.serve() }
         }

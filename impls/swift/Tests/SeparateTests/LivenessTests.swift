@@ -188,4 +188,47 @@ final class LivenessTests: XCTestCase {
             XCTAssertEqual(count, 5_000)
         }
     }
+
+    /// Calls that only log (Logging.swift), each logging on the other handler the next one, and two
+    /// calls beside it: every block runs whole and in order, under every configuration; under the
+    /// queue of queues the handlers run them in their loops (no runner is started), under the block
+    /// lock as acts.
+    func testLoggingCallsBouncingBetweenHandlersFinishInOrder() async {
+        for configuration in Configuration.allCases {
+            let watchdog = Watchdog(seconds: 60, "\(name) under \(configuration)")
+            let (seenA, seenB, runners) = await withRuntime(workers: 2, configuration) { runtime in
+                let (a, b, done) = (Handler(Pings(), runtime: runtime), Handler(Pings(), runtime: runtime),
+                                    Handler(Flag(), runtime: runtime))
+                await Client(runtime).separate(a) { a0 in
+                    await a0.call(logging: { _, logger in Self.bounce(200, from: a, to: b, done: done, logger) })
+                }
+                await Client(runtime).separate(done, until: { $0.isSet }) { _ in }
+                let seenA = await Client(runtime).separate(a) { a in await a.query { $0.seen } }
+                let seenB = await Client(runtime).separate(b) { b in await b.query { $0.seen } }
+                return (seenA, seenB, runtime.runnersStarted)
+            }
+            watchdog.cancel()
+            XCTAssertEqual(seenB, stride(from: 200, to: 0, by: -2).flatMap { [$0, -$0] }, "\(configuration)")
+            XCTAssertEqual(seenA, stride(from: 199, to: 0, by: -2).flatMap { [$0, -$0] }, "\(configuration)")
+            if configuration.locksBlocks {
+                XCTAssertGreaterThan(runners, 0, "\(configuration): a logging call under the block lock is an act")
+            } else {
+                XCTAssertEqual(runners, 0, "\(configuration): a logging call needed a runner")
+            }
+        }
+    }
+
+    private static func bounce(_ k: Int, from here: Handler<Pings>, to there: Handler<Pings>, done: Handler<Flag>,
+                               _ logger: Logger) {
+        guard k > 0 else { return logger.separate(done) { d in d.call { $0.isSet = true } } }
+        logger.separate(there) { t in
+            t.call(with: k) { $0.seen.append($1) }
+            t.call(with: -k) { $0.seen.append($1) }
+            t.call(logging: { _, logger in bounce(k - 1, from: there, to: here, done: done, logger) })
+        }
+    }
+}
+
+final class Pings {
+    var seen: [Int] = []
 }
