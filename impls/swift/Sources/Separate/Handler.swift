@@ -196,10 +196,8 @@ public class HandlerCore: @unchecked Sendable {
     @usableFromInline
     func syncInPlace(_ queue: PrivateQueue) -> Bool {
         guard takeOver(parkedOn: queue), catchUp(queue) else { return false }
-        syncs += 1
         syncsInPlace += 1
-        mayHaveChanged = true
-        state.store(queue.identity, ordering: .releasing)
+        hold(for: queue)
         return true
     }
 
@@ -420,9 +418,9 @@ public class HandlerCore: @unchecked Sendable {
         client.resume()
     }
 
-    /// A granted block becomes the current one, its client holding the handler synced; the handler
-    /// parks on its queue. (Once the state is stored the client's next request may run the handler
-    /// elsewhere: nothing of it is touched after.)
+    /// A granted (or synced in place) block becomes the current one, its client holding the handler
+    /// synced; the handler parks on its queue. (Once the state is stored the client's next request may
+    /// run the handler elsewhere: nothing of it is touched after.)
     private func hold(for queue: PrivateQueue) {
         syncs += 1
         mayHaveChanged = true
